@@ -1,0 +1,632 @@
+"""Parse Lore text into a :class:`~hexlore.dsl.ast.Module`.
+
+Lark (LALR, contextual lexer) does the parsing; a Transformer builds the frozen AST with a
+span on every node. Syntax errors become diagnostics with a code (P001…) and, for the
+common mistakes — an unclosed brace, a misspelt keyword, a stray token — a message a
+designer can act on without reading the grammar.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, Tree, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from . import ast
+from .diagnostics import Diagnostic, DiagnosticError, Source, Span, did_you_mean, error
+
+GRAMMAR_PATH = Path(__file__).with_name("lore.lark")
+
+# Codes of syntax diagnostics, documented in docs/language.md.
+UNEXPECTED_TOKEN = "P001"
+UNEXPECTED_CHARACTER = "P002"
+UNCLOSED_BRACE = "P003"
+UNKNOWN_KEYWORD = "P004"
+UNEXPECTED_END = "P005"
+UNMATCHED_BRACE = "P006"
+
+
+class _WholeWords:
+    """Post-lexer that keeps NAME in every lexer state.
+
+    Without it the contextual lexer, in a state where only keywords are allowed, would cut
+    ``onn`` into the keyword ``on`` and a stray ``n``; with NAME always present, keywords
+    only ever match whole words.
+    """
+
+    always_accept = ("NAME",)
+
+    def process(self, stream):
+        return stream
+
+
+@functools.cache
+def lark_parser(strict: bool = False) -> Lark:
+    """The Lark parser, built once; tests build it with ``strict=True`` to prove LALR-cleanliness."""
+    return Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
+                propagate_positions=True, maybe_placeholders=True, strict=strict,
+                postlex=_WholeWords())
+
+
+@functools.cache
+def keywords() -> frozenset[str]:
+    from lark.lexer import PatternStr
+
+    return frozenset(t.pattern.value for t in lark_parser().terminals
+                     if isinstance(t.pattern, PatternStr) and t.pattern.value.isalpha())
+
+
+DECLARATION_KEYWORDS = ("pack", "use", "override", "enum", "tag", "die", "kind", "fields",
+                        "trait", "option", "table", "function", "procedure", "event",
+                        "trigger", "game")
+STATEMENT_KEYWORDS = ("let", "if", "else", "for", "each", "repeat", "break", "stop",
+                      "return", "emit", "choose", "ask")
+
+TOKEN_NAMES = {
+    "LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['",
+    "RSQB": "']'", "COLON": "':'", "COMMA": "','", "DOT": "'.'", "NAME": "a name",
+    "INT": "a number", "STRING": "a string", "$END": "end of file", "ASSIGN_OP": "'='",
+    "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'", "MUL_OP": "'*' or '/'",
+    "EQUAL": "'='", "MINUS": "'-'", "QMARK": "'?'", "__ANON_0": "'->'",
+}
+
+
+def _span(meta_or_token) -> Span:
+    if isinstance(meta_or_token, Token):
+        end_col = meta_or_token.end_column or (meta_or_token.column + len(meta_or_token))
+        return Span(meta_or_token.line, meta_or_token.column,
+                    meta_or_token.end_line or meta_or_token.line, end_col)
+    meta = meta_or_token
+    if getattr(meta, "empty", True):
+        return ast.NOWHERE
+    return Span(meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+def _unquote(token: str) -> str:
+    body = token[1:-1]
+    return body.encode("latin-1", "backslashreplace").decode("unicode_escape") if "\\" in body else body
+
+
+@v_args(meta=True, inline=True)
+class _Builder(Transformer):
+    """Builds AST nodes bottom-up; every node gets the span of its parse-tree node."""
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+
+    # -- top level
+    def start(self, meta, *items):
+        pack = None
+        uses: list[ast.Use] = []
+        decls: list[ast.Decl] = []
+        for item in items:
+            if isinstance(item, ast.Pack):
+                pack = pack or item
+            elif isinstance(item, ast.Use):
+                uses.append(item)
+            elif isinstance(item, list):
+                decls.extend(item)
+            else:
+                decls.append(item)
+        return ast.Module(self.path, pack, tuple(uses), tuple(decls), span=_span(meta))
+
+    def dotted(self, meta, *names):
+        return ".".join(str(n) for n in names)
+
+    def pack_decl(self, meta, name):
+        return ast.Pack(name, span=_span(meta))
+
+    def use_decl(self, meta, name):
+        return ast.Use(name, span=_span(meta))
+
+    def override_item(self, meta, decl):
+        if isinstance(decl, list):
+            return [_with_override(d) for d in decl]
+        return _with_override(decl)
+
+    def name_list(self, meta, *names):
+        return list(names)
+
+    def enum_decl(self, meta, name, values):
+        return ast.EnumDecl(str(name), tuple(str(v) for v in values), span=_span(meta),
+                            name_span=_span(name))
+
+    def tag_decl(self, meta, names):
+        return [ast.TagDecl(str(n), span=_span(n), name_span=_span(n)) for n in names]
+
+    # -- dice
+    def die_decl(self, meta, name, title, *faces):
+        flat: list[ast.FaceDecl] = []
+        for f in faces:
+            flat.extend(f if isinstance(f, list) else [f])
+        return ast.DieDecl(str(name), _unquote(title) if title else None, tuple(flat),
+                           span=_span(meta), name_span=_span(name))
+
+    def face(self, meta, label, value, tags):
+        return ast.FaceDecl(label, value, tuple(str(t) for t in (tags or ())), span=_span(meta))
+
+    def face_label(self, meta, token):
+        return str(token)
+
+    def face_value(self, meta, value):
+        return value
+
+    def face_tags(self, meta, names):
+        return names
+
+    def face_range(self, meta, low, high):
+        span = _span(meta)
+        return [ast.FaceDecl(str(v), v, (), span=span) for v in range(int(low), int(high) + 1)]
+
+    def signed_int(self, meta, *parts):
+        return -int(parts[-1]) if len(parts) == 2 else int(parts[0])
+
+    # -- data
+    def kind_decl(self, meta, name, *fields):
+        return ast.KindDecl(str(name), tuple(fields), span=_span(meta), name_span=_span(name))
+
+    def fields_decl(self, meta, name, *fields):
+        return ast.FieldsDecl(str(name), tuple(fields), span=_span(meta), name_span=_span(name))
+
+    def field_decl(self, meta, name, type_, default):
+        return ast.FieldDecl(str(name), type_, default, span=_span(name))
+
+    def trait_decl(self, meta, name, traits, *props):
+        return ast.TraitDecl(str(name), tuple(traits or ()), tuple(props), span=_span(meta),
+                             name_span=_span(name))
+
+    def definition(self, meta, kind, name, title, traits, *props):
+        return ast.Definition(str(name), str(kind), _unquote(title) if title else None,
+                              tuple(traits or ()), tuple(props), span=_span(meta),
+                              name_span=_span(name), kind_span=_span(kind))
+
+    def traits(self, meta, names):
+        return tuple(str(n) for n in names)
+
+    def prop(self, meta, name, value):
+        return ast.Prop(str(name), value, span=_span(name))
+
+    def option_decl(self, meta, name, type_, default, doc):
+        return ast.OptionDecl(str(name), type_, default, _unquote(doc) if doc else None,
+                              span=_span(meta), name_span=_span(name))
+
+    def table_decl(self, meta, name, key_type, value_type, *entries):
+        return ast.TableDecl(str(name), key_type, value_type, tuple(entries), span=_span(meta),
+                             name_span=_span(name))
+
+    def table_entry(self, meta, key, value):
+        return (key, value)
+
+    def table_key(self, meta, token):
+        if token.type == "INT":
+            return ast.Literal(int(token), span=_span(token))
+        if token.type == "STRING":
+            return ast.Literal(_unquote(token), span=_span(token))
+        return ast.Name(str(token), span=_span(token))
+
+    def named_type(self, meta, name):
+        return ast.TypeRef(str(name), span=_span(meta))
+
+    def list_type(self, meta, item):
+        return ast.TypeRef("list", item, span=_span(meta))
+
+    def optional_type(self, meta, inner):
+        return ast.TypeRef(inner.name, inner.item, True, span=_span(meta))
+
+    # -- behaviour
+    def params(self, meta, *params):
+        return tuple(params)
+
+    def param(self, meta, name, type_, default):
+        return ast.Param(str(name), type_, default, span=_span(meta))
+
+    def function_decl(self, meta, name, params, returns, body):
+        return ast.FunctionDecl(str(name), params or (), returns, body, span=_span(meta),
+                                name_span=_span(name))
+
+    def procedure_decl(self, meta, name, params, returns, body):
+        return ast.ProcedureDecl(str(name), params or (), returns, body, span=_span(meta),
+                                 name_span=_span(name))
+
+    def returns(self, meta, type_):
+        return type_
+
+    def event_decl(self, meta, name, params):
+        return ast.EventDecl(str(name), params or (), span=_span(meta), name_span=_span(name))
+
+    def trigger_decl(self, meta, name, timing, event, guard, *rest):
+        *options, body = rest
+        optional_by = None
+        priority = 0
+        for kind, value in options:
+            if kind == "optional":
+                optional_by = value
+            else:
+                priority = value
+        return ast.TriggerDecl(str(name), timing, str(event), guard, optional_by, priority, body,
+                               span=_span(meta), name_span=_span(name), event_span=_span(event))
+
+    def timing(self, meta, *tokens):
+        return "instead" if str(tokens[0]) == "instead" else str(tokens[0])
+
+    def guard(self, meta, expr):
+        return expr
+
+    def optional_by(self, meta, expr):
+        return ("optional", expr)
+
+    def priority(self, meta, value):
+        return ("priority", value)
+
+    def game_decl(self, meta, name, title, *items):
+        blocks = tuple(i[1:] for i in items if i[0] == "block")
+        settings = tuple(i[1] for i in items if i[0] == "setting")
+        return ast.GameDecl(str(name), _unquote(title) if title else None, blocks, settings,
+                            span=_span(meta), name_span=_span(name))
+
+    def game_block(self, meta, name, block):
+        return ("block", str(name), block)
+
+    def game_setting(self, meta, name, value):
+        return ("setting", ast.Prop(str(name), value, span=_span(name)))
+
+    # -- statements
+    def block(self, meta, *stmts):
+        return ast.Block(tuple(stmts), span=_span(meta))
+
+    def let_stmt(self, meta, name, value):
+        return ast.Let(str(name), value, span=_span(meta))
+
+    def assign_stmt(self, meta, target, op, value):
+        return ast.Assign(target, str(op), value, span=_span(meta))
+
+    def target(self, meta, *names):
+        return tuple(str(n) for n in names)
+
+    def if_stmt(self, meta, cond, block, *rest):
+        branches = [(cond, block)]
+        otherwise = None
+        for item in rest:
+            if item is None:
+                continue
+            if isinstance(item, tuple):
+                branches.append(item)
+            else:
+                otherwise = item
+        return ast.If(tuple(branches), otherwise, span=_span(meta))
+
+    def elif_clause(self, meta, cond, block):
+        return (cond, block)
+
+    def else_clause(self, meta, block):
+        return block
+
+    def for_stmt(self, meta, var, source, body):
+        return ast.ForEach(str(var), source, body, span=_span(meta))
+
+    def repeat_stmt(self, meta, times, body):
+        return ast.Repeat(times, body, span=_span(meta))
+
+    def break_stmt(self, meta):
+        return ast.Break(span=_span(meta))
+
+    def stop_stmt(self, meta):
+        return ast.Stop(span=_span(meta))
+
+    def return_stmt(self, meta, value):
+        return ast.Return(value, span=_span(meta))
+
+    def expr_stmt(self, meta, expr):
+        return ast.ExprStmt(expr, span=_span(meta))
+
+    # -- expressions
+    def int_lit(self, meta, token):
+        return ast.Literal(int(token), span=_span(token))
+
+    def str_lit(self, meta, token):
+        return ast.Literal(_unquote(token), span=_span(token))
+
+    def true_lit(self, meta):
+        return ast.Literal(True, span=_span(meta))
+
+    def false_lit(self, meta):
+        return ast.Literal(False, span=_span(meta))
+
+    def none_lit(self, meta):
+        return ast.Literal(None, span=_span(meta))
+
+    def name_ref(self, meta, token):
+        return ast.Name(str(token), span=_span(token))
+
+    def list_lit(self, meta, *items):
+        return ast.ListExpr(tuple(i for i in items if i is not None), span=_span(meta))
+
+    def field_op(self, meta, obj, name):
+        return ast.Field(obj, str(name), span=_span(meta))
+
+    def index_op(self, meta, obj, key):
+        return ast.Index(obj, key, span=_span(meta))
+
+    def call_expr(self, meta, name, args):
+        return ast.Call(str(name), args or (), span=_span(meta))
+
+    def aggregate(self, meta, name, var, source, where, mapped):
+        return ast.Aggregate(str(name), str(var), source, where, mapped, span=_span(meta))
+
+    def where(self, meta, expr):
+        return expr
+
+    def mapped(self, meta, expr):
+        return expr
+
+    def args(self, meta, *args):
+        return tuple(args)
+
+    def arg(self, meta, value):
+        return ast.Arg(value, span=_span(meta))
+
+    def named_arg(self, meta, name, value):
+        return ast.Arg(value, str(name), span=_span(meta))
+
+    def or_op(self, meta, left, right):
+        return ast.Binary("or", left, right, span=_span(meta))
+
+    def and_op(self, meta, left, right):
+        return ast.Binary("and", left, right, span=_span(meta))
+
+    def not_op(self, meta, operand):
+        return ast.Unary("not", operand, span=_span(meta))
+
+    def compare_op(self, meta, left, op, right):
+        return ast.Binary(str(op), left, right, span=_span(meta))
+
+    def is_op(self, meta, left, right):
+        return ast.Binary("is", left, right, span=_span(meta))
+
+    def is_not_op(self, meta, left, right):
+        return ast.Unary("not", ast.Binary("is", left, right, span=_span(meta)), span=_span(meta))
+
+    def in_op(self, meta, left, right):
+        return ast.Binary("in", left, right, span=_span(meta))
+
+    def binary_op(self, meta, left, op, right):
+        return ast.Binary(str(op), left, right, span=_span(meta))
+
+    def mod_op(self, meta, left, right):
+        return ast.Binary("mod", left, right, span=_span(meta))
+
+    def neg_op(self, meta, operand):
+        return ast.Unary("-", operand, span=_span(meta))
+
+    def cond_expr(self, meta, then, cond, otherwise):
+        return ast.Conditional(then, cond, otherwise, span=_span(meta))
+
+    def emit_expr(self, meta, name, args):
+        return ast.Emit(str(name), args or (), span=_span(meta))
+
+    def choose_expr(self, meta, decision, var, source, by, prefer, default):
+        return ast.Choose(str(decision), str(var), source, by, prefer, default, span=_span(meta))
+
+    def ask_expr(self, meta, decision, by, default):
+        return ast.Ask(str(decision), by, default, span=_span(meta))
+
+    def prefer(self, meta, expr):
+        return expr
+
+    def default(self, meta, expr):
+        return expr
+
+
+def _with_override(decl: ast.Decl) -> ast.Decl:
+    import dataclasses
+
+    return dataclasses.replace(decl, override=True)
+
+
+# ---------------------------------------------------------------- errors
+def _describe_expected(expected: set[str]) -> str:
+    names = sorted({TOKEN_NAMES.get(e, f"'{e.lower()}'" if e.isupper() and e.isalpha() else e)
+                    for e in expected if not e.startswith("__")})
+    if len(names) > 6:
+        names = names[:6] + ["…"]
+    return ", ".join(names)
+
+
+def _unclosed_brace(source: Source) -> Diagnostic | None:
+    """Find the '{' that is never closed (or a '}' that closes nothing), skipping strings and comments."""
+    stack: list[tuple[int, int]] = []
+    line, col = 1, 1
+    in_string = in_comment = False
+    text = source.text
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if in_comment:
+            if ch == "\n":
+                in_comment = False
+        elif in_string:
+            if ch == "\\":
+                i += 1
+                col += 1
+            elif ch == '"' or ch == "\n":
+                in_string = False
+        elif ch == "#":
+            in_comment = True
+        elif ch == '"':
+            in_string = True
+        elif ch == "{":
+            stack.append((line, col))
+        elif ch == "}":
+            if not stack:
+                return error(UNMATCHED_BRACE, "this '}' closes nothing", source.path,
+                             Span.at(line, col), "remove it, or add the '{' it was meant to close")
+            stack.pop()
+        if ch == "\n":
+            line, col = line + 1, 1
+        else:
+            col += 1
+        i += 1
+    if stack:
+        l, c = stack[-1]
+        return error(UNCLOSED_BRACE, "this '{' is never closed", source.path, Span.at(l, c),
+                     "add the missing '}' at the end of the block")
+    return None
+
+
+def _syntax_diagnostic(exc: UnexpectedInput, source: Source) -> Diagnostic:
+    if isinstance(exc, UnexpectedCharacters):
+        char = source.text[exc.pos_in_stream] if exc.pos_in_stream < len(source.text) else "?"
+        return error(UNEXPECTED_CHARACTER, f"unexpected character {char!r}", source.path,
+                     Span.at(exc.line, exc.column),
+                     "Lore uses '#' for comments and double quotes for strings")
+    if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
+        braces = _unclosed_brace(source)
+        if braces:
+            return braces
+        lines = source.text.splitlines() or [""]
+        return error(UNEXPECTED_END, "unexpected end of file", source.path,
+                     Span.at(len(lines), len(lines[-1]) + 1),
+                     f"expected {_describe_expected(set(getattr(exc, 'expected', ())))}")
+    assert isinstance(exc, UnexpectedToken)
+    token = exc.token
+    span = _span(token)
+    expected = set(exc.expected)
+    if "RBRACE" in expected and token.type != "RBRACE" and str(token) in DECLARATION_KEYWORDS:
+        braces = _unclosed_brace(source)
+        if braces:
+            return braces
+    first, first_span = _first_word_of_line(source, token)
+    if first and first not in keywords():
+        guess = did_you_mean(first, DECLARATION_KEYWORDS + STATEMENT_KEYWORDS)
+        if guess and first_span.column == _indent_column(source, token):
+            return error(UNKNOWN_KEYWORD, f"unknown keyword '{first}'", source.path, first_span,
+                         f"did you mean '{guess}'?")
+    if token.type == "RBRACE" and "RBRACE" not in expected:
+        braces = _unclosed_brace(source)
+        if braces and braces.code == UNMATCHED_BRACE:
+            return braces
+    if token.type == "NAME":
+        word = str(token)
+        pool = [k for k in keywords() if k.upper() in expected] or \
+            list(DECLARATION_KEYWORDS + STATEMENT_KEYWORDS)
+        guess = did_you_mean(word, pool)
+        if guess and guess != word:
+            return error(UNKNOWN_KEYWORD, f"unknown keyword '{word}'", source.path, span,
+                         f"did you mean '{guess}'?")
+        previous = _previous_word(source, token)
+        guess = did_you_mean(previous, DECLARATION_KEYWORDS + STATEMENT_KEYWORDS) if previous else None
+        if guess and guess != previous and previous not in keywords():
+            return error(UNKNOWN_KEYWORD, f"unknown keyword '{previous}'", source.path,
+                         _previous_word_span(source, token), f"did you mean '{guess}'?")
+    shown = str(token) if token.type != "STRING" else "a string"
+    message = f"unexpected {shown!r}" if token.type != "STRING" else "unexpected string"
+    if "RBRACE" in expected and token.type in {"NAME"} and _unclosed_brace(source):
+        pass
+    return error(UNEXPECTED_TOKEN, message, source.path, span,
+                 f"expected {_describe_expected(expected)}")
+
+
+def _first_word_of_line(source: Source, token: Token) -> tuple[str | None, Span]:
+    line_text = source.line_text(token.line)
+    stripped = line_text.lstrip()
+    word = ""
+    for ch in stripped:
+        if ch.isalnum() or ch == "_":
+            word += ch
+        else:
+            break
+    column = len(line_text) - len(stripped) + 1
+    return (word or None), Span.at(token.line, column, len(word))
+
+
+def _indent_column(source: Source, token: Token) -> int:
+    line_text = source.line_text(token.line)
+    return len(line_text) - len(line_text.lstrip()) + 1
+
+
+def _previous_word(source: Source, token: Token) -> str | None:
+    start = token.start_pos
+    text = source.text[:start].rstrip()
+    word = ""
+    for ch in reversed(text):
+        if ch.isalnum() or ch == "_":
+            word = ch + word
+        else:
+            break
+    return word or None
+
+
+def _previous_word_span(source: Source, token: Token) -> Span:
+    text = source.text[: token.start_pos].rstrip()
+    word = _previous_word(source, token) or ""
+    offset = len(text) - len(word)
+    line = source.text.count("\n", 0, offset) + 1
+    column = offset - (source.text.rfind("\n", 0, offset) + 1) + 1
+    return Span.at(line, column, len(word))
+
+
+def parse(text: str, path: str = "<string>") -> ast.Module:
+    """Parse one Lore file; raise :class:`DiagnosticError` carrying the syntax diagnostics."""
+    module, diagnostics = parse_with_diagnostics(text, path)
+    if diagnostics:
+        raise DiagnosticError(diagnostics)
+    assert module is not None
+    return module
+
+
+def parse_with_diagnostics(text: str, path: str = "<string>") -> tuple[ast.Module | None, list[Diagnostic]]:
+    """Parse, returning the module (or None) and every syntax diagnostic found.
+
+    After a syntax error the parser resumes at the next top-level declaration keyword, so
+    one run reports the errors of every declaration, not just the first.
+    """
+    source = Source(path, text)
+    diagnostics: list[Diagnostic] = []
+    try:
+        tree = lark_parser().parse(text)
+    except UnexpectedInput as exc:
+        diagnostics.append(_syntax_diagnostic(exc, source))
+        diagnostics.extend(_errors_after(exc, source))
+        return None, diagnostics
+    return _Builder(path).transform(tree), diagnostics
+
+
+def _errors_after(exc: UnexpectedInput, source: Source) -> list[Diagnostic]:
+    """Re-parse from the next declaration that starts at the beginning of a line."""
+    pos = getattr(exc, "pos_in_stream", None)
+    if pos is None:
+        token = getattr(exc, "token", None)
+        pos = getattr(token, "start_pos", None)
+    if pos is None:
+        return []
+    text = source.text
+    next_line = text.find("\n", pos)
+    while next_line != -1:
+        rest = text[next_line + 1:]
+        first = rest.split(None, 1)[0] if rest.strip() else ""
+        if rest[:1].isalpha() and first in DECLARATION_KEYWORDS:
+            break
+        next_line = text.find("\n", next_line + 1)
+    if next_line == -1:
+        return []
+    prefix_lines = text.count("\n", 0, next_line + 1)
+    padded = "\n" * prefix_lines + text[next_line + 1:]
+    _, more = parse_with_diagnostics(padded, source.path)
+    fixed = []
+    for d in more:
+        # a brace diagnostic found in the padded tail may concern text before the cut
+        fixed.append(d)
+    return [d for d in fixed if d.code not in (UNCLOSED_BRACE, UNMATCHED_BRACE) or not fixed]
+
+
+def parse_file(path: str | Path) -> ast.Module:
+    p = Path(path)
+    return parse(p.read_text(encoding="utf-8"), str(path))
+
+
+def tree_of(text: str) -> Tree:
+    """The raw Lark tree, for debugging the grammar."""
+    return lark_parser().parse(text)

@@ -1,0 +1,436 @@
+"""Hex-grid geometry for the runtime: coordinates, boards, line of sight, movement.
+
+Everything here is exact. Hex coordinates are integers, line-of-sight geometry is
+done with integers and :class:`fractions.Fraction`, and movement costs are integers,
+so two runs of the same game on different machines always agree on what a unit can
+see and where it can go. No floating point is used anywhere in this module.
+
+Conventions
+-----------
+* Hexes are POINTY-TOP and addressed with axial coordinates ``(q, r)``. Rows are
+  horizontal; ``r`` grows toward the bottom edge of the board.
+* Offset boards (BattleLore, rectangles, masks) have their top row at ``r = 0`` and
+  are labelled like the printed boards: a column letter (index of the hex within its
+  row, from the left) followed by a 1-based row number, e.g. ``"A1"``.
+* Hexagon-shaped boards have no natural columns, so their labels are ``"q,r"``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+
+__all__ = [
+    "DIRECTIONS",
+    "Hex",
+    "Board",
+    "crossed_hexes",
+    "line_clear",
+    "reachable",
+]
+
+#: The six axial directions, in the fixed order every neighbour list follows.
+#: A fixed order keeps iteration (and therefore every derived result) deterministic.
+DIRECTIONS: tuple[tuple[int, int], ...] = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Hex:
+    """One hex in axial coordinates; frozen so it can key dicts and live in sets."""
+
+    q: int
+    r: int
+
+    def neighbours(self) -> tuple[Hex, ...]:
+        """The six adjacent hexes in :data:`DIRECTIONS` order (board-agnostic)."""
+        return tuple(Hex(self.q + dq, self.r + dr) for dq, dr in DIRECTIONS)
+
+    def distance(self, other: Hex) -> int:
+        """Number of steps between two hexes on an unbounded grid."""
+        dq = self.q - other.q
+        dr = self.r - other.r
+        return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+    def __str__(self) -> str:
+        return f"({self.q},{self.r})"
+
+
+# ---------------------------------------------------------------------------
+# Labels
+# ---------------------------------------------------------------------------
+
+_OFFSET_LABEL = re.compile(r"^\s*([A-Za-z]+)\s*(\d+)\s*$")
+_AXIAL_LABEL = re.compile(r"^\s*\(?\s*(-?\d+)\s*,\s*(-?\d+)\s*\)?\s*$")
+_EDGES = ("top", "bottom")
+
+
+def _column_letters(index: int) -> str:
+    """0 -> "A", 25 -> "Z", 26 -> "AA": bijective base 26, so wide boards still label."""
+    if index < 0:
+        raise ValueError(f"column index must be non-negative, got {index}")
+    letters = ""
+    n = index + 1
+    while n:
+        n, rem = divmod(n - 1, 26)
+        letters = chr(ord("A") + rem) + letters
+    return letters
+
+
+def _column_index(letters: str) -> int:
+    """Inverse of :func:`_column_letters` (case-insensitive)."""
+    n = 0
+    for ch in letters.upper():
+        n = n * 26 + (ord(ch) - ord("A") + 1)
+    return n - 1
+
+
+def _row_shift(r: int, parity: str) -> int:
+    """How far axial ``q`` lags the column index in row ``r`` of an offset layout.
+
+    "odd" means odd rows are pushed half a hex to the right, "even" means even rows
+    are; in axial terms that is ``q = i - shift``.
+    """
+    if parity == "odd":
+        return r // 2
+    if parity == "even":
+        return (r + 1) // 2
+    raise ValueError(f"parity must be 'odd' or 'even', got {parity!r}")
+
+
+# ---------------------------------------------------------------------------
+# Board
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Board:
+    """An immutable set of hexes plus the naming conventions of the physical board.
+
+    Build boards with the classmethods; they record ``shape`` so that error messages,
+    labels and serialisers know which convention applies. ``parity`` is ``None`` for
+    boards labelled axially ("q,r"); otherwise offset labels are used.
+    """
+
+    shape: str
+    hexes: frozenset[Hex]
+    parity: str | None = None
+    section_map: Mapping[Hex, frozenset[str]] = field(default_factory=dict)
+    _order: tuple[Hex, ...] = field(init=False, repr=False)
+    _min_r: int = field(init=False, repr=False)
+    _max_r: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Precompute once: the board never changes, and sorted order is used often.
+        order = tuple(sorted(self.hexes, key=lambda h: (h.r, h.q)))
+        object.__setattr__(self, "hexes", frozenset(self.hexes))
+        object.__setattr__(self, "section_map", MappingProxyType(dict(self.section_map)))
+        object.__setattr__(self, "_order", order)
+        object.__setattr__(self, "_min_r", order[0].r if order else 0)
+        object.__setattr__(self, "_max_r", order[-1].r if order else -1)
+
+    # -- container protocol -------------------------------------------------
+
+    def __contains__(self, h: object) -> bool:
+        return isinstance(h, Hex) and h in self.hexes
+
+    def __iter__(self) -> Iterator[Hex]:
+        """Row by row from the top, left to right: stable across runs and platforms."""
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self.hexes)
+
+    def neighbours(self, h: Hex) -> list[Hex]:
+        """Adjacent hexes that are on this board, in :data:`DIRECTIONS` order."""
+        return [n for n in h.neighbours() if n in self.hexes]
+
+    # -- rows and edges -----------------------------------------------------
+
+    @property
+    def rows(self) -> int:
+        """Number of rows spanned by the board (top row to bottom row inclusive)."""
+        return self._max_r - self._min_r + 1
+
+    def edge(self, name: str) -> frozenset[Hex]:
+        """Hexes of the first ("top") or last ("bottom") row."""
+        r = self._edge_row(name)
+        return frozenset(h for h in self.hexes if h.r == r)
+
+    def toward_edge(self, h: Hex, name: str) -> list[Hex]:
+        """On-board neighbours of ``h`` one row closer to edge ``name``, left to right.
+
+        Rules such as "retreat toward your own edge" need exactly this set; it is
+        empty when ``h`` already sits on that edge row.
+        """
+        self._edge_row(name)  # validates the name
+        dirs = ((0, 1), (-1, 1)) if name == "bottom" else ((1, -1), (0, -1))
+        out = [Hex(h.q + dq, h.r + dr) for dq, dr in dirs]
+        return sorted((n for n in out if n in self.hexes), key=lambda n: n.q)
+
+    def _edge_row(self, name: str) -> int:
+        if name not in _EDGES:
+            raise ValueError(f"edge must be one of {_EDGES}, got {name!r}")
+        return self._min_r if name == "top" else self._max_r
+
+    # -- sections -------------------------------------------------------------
+
+    def sections(self, h: Hex) -> frozenset[str]:
+        """Section names of ``h`` (a hex on a section line belongs to both sides)."""
+        return self.section_map.get(h, frozenset())
+
+    # -- labels ---------------------------------------------------------------
+
+    def label(self, h: Hex) -> str:
+        """Human label of a board hex: "A1"-style on offset boards, "q,r" otherwise."""
+        if h not in self.hexes:
+            raise ValueError(f"hex {h} is not on this board")
+        if self.parity is None:
+            return f"{h.q},{h.r}"
+        column = h.q + _row_shift(h.r, self.parity)
+        return f"{_column_letters(column)}{h.r + 1}"
+
+    def parse_label(self, text: str) -> Hex:
+        """Inverse of :meth:`label`; case-insensitive. Raises ``ValueError`` if invalid."""
+        if self.parity is None:
+            m = _AXIAL_LABEL.match(text)
+            if m:
+                h = Hex(int(m.group(1)), int(m.group(2)))
+                if h in self.hexes:
+                    return h
+        else:
+            m = _OFFSET_LABEL.match(text)
+            if m:
+                r = int(m.group(2)) - 1
+                h = Hex(_column_index(m.group(1)) - _row_shift(r, self.parity), r)
+                if h in self.hexes:
+                    return h
+        raise ValueError(f"no hex {text!r} on this board ({self._label_hint()})")
+
+    def _label_hint(self) -> str:
+        """Describe the valid label range so a typo in a scenario is easy to fix."""
+        if self.parity is None:
+            return f"{self.shape} board, labels are 'q,r'"
+        if not self.hexes:
+            return "the board is empty"
+        last_col = max(h.q + _row_shift(h.r, self.parity) for h in self.hexes)
+        return f"columns A–{_column_letters(last_col)}, rows 1–{self._max_r + 1}"
+
+    # -- constructors -----------------------------------------------------------
+
+    @classmethod
+    def battlelore(cls) -> Board:
+        """BattleLore's board: 9 rows alternating 13 and 12 hexes, odd rows shifted right.
+
+        Sections are measured in hex widths from the board's left side. To stay in
+        integers we use ``2x``: a hex at index ``i`` has ``2x = 2i + 1`` in a 13-row
+        and ``2x = 2i + 2`` in a 12-row; the section lines sit at ``2x = 8`` and
+        ``2x = 18``. Hexes centred on a line belong to both adjacent sections.
+        """
+        hexes: set[Hex] = set()
+        sections: dict[Hex, frozenset[str]] = {}
+        for r in range(9):
+            long_row = r % 2 == 0
+            for i in range(13 if long_row else 12):
+                h = Hex(i - r // 2, r)
+                hexes.add(h)
+                x2 = 2 * i + (1 if long_row else 2)
+                names = set()
+                if x2 <= 8:
+                    names.add("left")
+                if 8 <= x2 <= 18:
+                    names.add("centre")
+                if x2 >= 18:
+                    names.add("right")
+                sections[h] = frozenset(names)
+        return cls("battlelore", frozenset(hexes), "odd", sections)
+
+    @classmethod
+    def rectangle(cls, width: int, height: int, parity: str = "odd") -> Board:
+        """Offset rectangle with ``width`` hexes in every row."""
+        if width < 1 or height < 1:
+            raise ValueError(f"rectangle needs positive size, got {width}x{height}")
+        hexes = frozenset(
+            Hex(i - _row_shift(r, parity), r) for r in range(height) for i in range(width)
+        )
+        return cls("rectangle", hexes, parity)
+
+    @classmethod
+    def hexagon(cls, radius: int) -> Board:
+        """All hexes within ``radius`` steps of the origin (axially labelled)."""
+        if radius < 0:
+            raise ValueError(f"radius must be non-negative, got {radius}")
+        hexes = frozenset(
+            Hex(q, r)
+            for q in range(-radius, radius + 1)
+            for r in range(max(-radius, -q - radius), min(radius, -q + radius) + 1)
+        )
+        return cls("hexagon", hexes)
+
+    @classmethod
+    def from_mask(cls, rows: list[str], parity: str = "odd") -> Board:
+        """Board drawn as text: any character except ' ' and '-' is a hex.
+
+        Column ``i`` of line ``r`` maps like :meth:`rectangle`, so labels use the
+        mask column (a hole keeps later hexes' letters stable).
+        """
+        _row_shift(0, parity)  # validate parity even for an empty mask
+        hexes = frozenset(
+            Hex(i - _row_shift(r, parity), r)
+            for r, line in enumerate(rows)
+            for i, ch in enumerate(line)
+            if ch not in " -"
+        )
+        return cls("mask", hexes, parity)
+
+
+# ---------------------------------------------------------------------------
+# Line of sight
+# ---------------------------------------------------------------------------
+
+# Interior of the hexagon centred at the origin of the (X, Y) frame, as six open
+# half-planes ``cx*dx + cy*dy < c``, one per edge between consecutive vertices
+# (1,-1), (1,1), (0,2), (-1,1), (-1,-1), (0,-2).
+_HALF_PLANES: tuple[tuple[int, int, int], ...] = (
+    (1, 0, 1),
+    (1, 1, 2),
+    (-1, 1, 2),
+    (-1, 0, 1),
+    (-1, -1, 2),
+    (1, -1, 2),
+)
+
+
+def _centre(h: Hex) -> tuple[int, int]:
+    """Integer image of a hex centre under the affine map (q, r) -> (2q + r, 3r)."""
+    return 2 * h.q + h.r, 3 * h.r
+
+
+def _segment_enters(ax: int, ay: int, bx: int, by: int, h: Hex) -> bool:
+    """True iff the open segment A->B meets the open interior of hexagon ``h``."""
+    cx0, cy0 = _centre(h)
+    dx, dy = bx - ax, by - ay
+    lo, hi = Fraction(0), Fraction(1)
+    for cx, cy, c in _HALF_PLANES:
+        # cx*(ax - cx0 + t*dx) + cy*(ay - cy0 + t*dy) < c   <=>   alpha * t < beta
+        alpha = cx * dx + cy * dy
+        beta = c - cx * (ax - cx0) - cy * (ay - cy0)
+        if alpha == 0:
+            if beta < 0:
+                return False
+        elif alpha > 0:
+            hi = min(hi, Fraction(beta, alpha))
+        else:
+            lo = max(lo, Fraction(beta, alpha))
+        if lo > hi:
+            return False
+    return True
+
+
+def crossed_hexes(board: Board, a: Hex, b: Hex) -> list[Hex]:
+    """Board hexes (other than ``a`` and ``b``) whose interior segment a-b passes through.
+
+    Method: map pointy-top hex centres to the integer frame ``X = 2q + r, Y = 3r``.
+    In that frame the hexagon centred at ``(X, Y)`` has integer vertices
+    ``(X+1,Y-1), (X+1,Y+1), (X,Y+2), (X-1,Y+1), (X-1,Y-1), (X,Y-2)``. The map is
+    affine, and affine maps preserve incidence, so a segment meets a hexagon's
+    interior in the frame exactly when it does on the real board. For each candidate
+    we intersect the parametric segment ``A + t(B - A)`` with the six OPEN edge
+    half-planes using Fractions; the hex is crossed iff the resulting open
+    ``t``-interval within ``[0, 1]`` is non-empty. Touching only an edge or a corner
+    therefore does not count, which is what lets a line run "between" two hexes.
+
+    Candidates are the board hexes with ``d(a,h) + d(h,b) <= d(a,b) + 1``; every hex
+    whose interior the segment can reach satisfies this. The result is sorted by
+    distance from ``a``, then by ``(r, q)``, so callers can walk it outward.
+    """
+    if a == b:
+        return []
+    span = a.distance(b)
+    ax, ay = _centre(a)
+    bx, by = _centre(b)
+    found = [
+        h
+        for h in board
+        if h != a
+        and h != b
+        and a.distance(h) + h.distance(b) <= span + 1
+        and _segment_enters(ax, ay, bx, by, h)
+    ]
+    found.sort(key=lambda h: (a.distance(h), h.r, h.q))
+    return found
+
+
+def line_clear(board: Board, a: Hex, b: Hex, blocks: Callable[[Hex], bool]) -> bool:
+    """True iff no hex crossed by the segment a-b blocks sight (ends never block)."""
+    return not any(blocks(h) for h in crossed_hexes(board, a, b))
+
+
+# ---------------------------------------------------------------------------
+# Movement
+# ---------------------------------------------------------------------------
+
+
+def reachable(
+    board: Board,
+    start: Hex,
+    budget: int,
+    enter_cost: Callable[[Hex, Hex], int | None],
+    stops: Callable[[Hex], bool] | None = None,
+    can_end: Callable[[Hex], bool] | None = None,
+) -> dict[Hex, tuple[int, tuple[Hex, ...]]]:
+    """Every hex a unit at ``start`` may end its move on, with cost and path.
+
+    Dijkstra over board hexes. ``enter_cost(frm, to)`` gives the non-negative cost of
+    stepping into ``to`` (``None``: forbidden). Entering a hex with ``stops(h)`` true
+    ends movement there: it may be an end hex but is never expanded. Hexes with
+    ``can_end(h)`` false may be passed through but are left out of the result. The
+    start is always in the result as ``(0, ())``.
+
+    Ties are broken deterministically: lowest cost first, then the lexicographically
+    smallest path comparing each step's ``(r, q)``. The heap is keyed on exactly that
+    pair, so the first time a hex is popped it carries its canonical path. The search
+    is bounded because costs above ``budget`` are never queued and each board hex is
+    expanded at most once.
+    """
+    if start not in board:
+        raise ValueError(f"start hex {start} is not on the board")
+    if budget < 0:
+        raise ValueError(f"budget must be non-negative, got {budget}")
+
+    Key = tuple[tuple[int, int], ...]
+    best: dict[Hex, tuple[int, Key]] = {start: (0, ())}
+    heap: list[tuple[int, Key, Hex, tuple[Hex, ...]]] = [(0, (), start, ())]
+    done: set[Hex] = set()
+    result: dict[Hex, tuple[int, tuple[Hex, ...]]] = {}
+
+    while heap:
+        cost, key, here, path = heapq.heappop(heap)
+        if here in done:
+            continue
+        done.add(here)
+        if here == start or can_end is None or can_end(here):
+            result[here] = (cost, path)
+        if here != start and stops is not None and stops(here):
+            continue
+        for nxt in board.neighbours(here):
+            if nxt in done:
+                continue
+            step = enter_cost(here, nxt)
+            if step is None:
+                continue
+            if step < 0:
+                raise ValueError(f"negative cost {step} entering {nxt} from {here}")
+            new_cost = cost + step
+            if new_cost > budget:
+                continue
+            new_key = key + ((nxt.r, nxt.q),)
+            known = best.get(nxt)
+            if known is not None and known <= (new_cost, new_key):
+                continue
+            best[nxt] = (new_cost, new_key)
+            heapq.heappush(heap, (new_cost, new_key, nxt, path + (nxt,)))
+    return result
