@@ -1,0 +1,33 @@
+"""The Lore compiler: packs in, a checked :class:`RuleSet` out.
+
+Stages, each a plain function: :func:`load_packs` (find, parse, order by ``use``),
+:func:`declare` (names, types, lowering to IR), :func:`build_graph` (the event-trigger
+graph and its checks).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..dsl.diagnostics import Diagnostic
+from .declare import declare
+from .graph import EventTriggerGraph, build_graph
+from .model import RuleSet
+from .packs import bundled_rules_root, load_packs
+
+__all__ = ["compile_packs", "RuleSet", "EventTriggerGraph", "bundled_rules_root"]
+
+
+def compile_packs(requests: list[str], search_paths: list[Path] | None = None) -> RuleSet:
+    """Compile the named packs (names, directories or ``.lore`` files) and what they use.
+
+    Never raises on bad input: problems are in ``rules.diagnostics``; ``rules.ok`` tells
+    whether the result can be run.
+    """
+    loaded = load_packs(requests, search_paths)
+    rules = declare(loaded)
+    graph, graph_diags = build_graph(rules)
+    rules.graph = graph
+    rules.diagnostics = sorted(loaded.diagnostics + rules.diagnostics + graph_diags,
+                               key=Diagnostic.sort_key)
+    return rules

@@ -319,13 +319,13 @@ def _segment_enters(ax: int, ay: int, bx: int, by: int, h: Hex) -> bool:
         alpha = cx * dx + cy * dy
         beta = c - cx * (ax - cx0) - cy * (ay - cy0)
         if alpha == 0:
-            if beta < 0:
+            if beta <= 0:
                 return False
         elif alpha > 0:
             hi = min(hi, Fraction(beta, alpha))
         else:
             lo = max(lo, Fraction(beta, alpha))
-        if lo > hi:
+        if lo >= hi:
             return False
     return True
 

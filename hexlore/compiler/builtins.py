@@ -1,0 +1,97 @@
+"""Signatures of the general primitives the runtime provides to Lore.
+
+These are the only things Lore can call that are not written in Lore. None of them knows a
+game: they are geometry, dice, lists, units on a board, sides and the end of a game. The
+runtime implements each under the same name (a test checks both tables agree).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .types import ANY, BOOL, DIE, FN, HEX, INT, POOL, SIDE, TEXT, UNIT, Type, list_of
+
+PURE = "pure"  # allowed in functions and guards
+RANDOM = "random"  # consumes the game's randomness
+EFFECT = "effect"  # changes the game state
+
+
+@dataclass(frozen=True, slots=True)
+class Builtin:
+    name: str
+    params: tuple[tuple[str, Type], ...]
+    returns: Type | None
+    effect: str = PURE
+    variadic: bool = False  # the last parameter may repeat
+    doc: str = ""
+    #: return type follows the element type of the first (list) argument
+    returns_item_of_first: bool = False
+    returns_first: bool = False
+
+
+T_LIST = list_of(ANY)
+
+
+def _b(name, params, returns, effect=PURE, doc="", **kw) -> Builtin:
+    return Builtin(name, tuple(params), returns, effect, doc=doc, **kw)
+
+
+BUILTINS: dict[str, Builtin] = {b.name: b for b in [
+    # dice
+    _b("roll", [("count", INT), ("die", DIE)], POOL, RANDOM,
+       "Roll `count` dice of a declared die; forced results in tests come first."),
+    _b("groups", [("pool", T_LIST)], list_of(INT), doc="How many times each distinct face appears."),
+    # numbers and lists
+    _b("count", [("items", T_LIST)], INT, doc="Number of items."),
+    _b("sum", [("items", T_LIST)], INT, doc="Sum of numbers or of numeric faces."),
+    _b("max", [("a", INT), ("b", INT)], INT, variadic=True, doc="Largest of its arguments."),
+    _b("min", [("a", INT), ("b", INT)], INT, variadic=True, doc="Smallest of its arguments."),
+    _b("abs", [("n", INT)], INT),
+    _b("range", [("low", INT), ("high", INT)], list_of(INT), doc="Integers low..high inclusive."),
+    _b("empty", [("items", T_LIST)], BOOL),
+    _b("first", [("items", T_LIST)], ANY, returns_item_of_first=True, doc="First item or none."),
+    _b("last", [("items", T_LIST)], ANY, returns_item_of_first=True, doc="Last item or none."),
+    _b("without", [("items", T_LIST), ("item", ANY)], T_LIST, returns_first=True,
+       doc="A copy of the list with the first occurrence of item removed."),
+    _b("shuffle", [("items", T_LIST)], None, RANDOM, doc="Shuffle a list in place (seeded)."),
+    _b("push", [("items", T_LIST), ("item", ANY)], None, EFFECT, doc="Append to a list in place."),
+    _b("pop", [("items", T_LIST)], ANY, EFFECT, returns_item_of_first=True,
+       doc="Remove and return the first item, or none."),
+    _b("remove", [("items", T_LIST), ("item", ANY)], None, EFFECT,
+       doc="Remove the first occurrence of item from the list in place."),
+    # board geometry
+    _b("hexes", [], list_of(HEX), doc="Every hex of the board."),
+    _b("distance", [("a", HEX), ("b", HEX)], INT),
+    _b("neighbours", [("h", HEX)], list_of(HEX), doc="Adjacent hexes on the board."),
+    _b("adjacent", [("a", HEX), ("b", HEX)], BOOL),
+    _b("toward_edge", [("h", HEX), ("side", SIDE)], list_of(HEX),
+       doc="Adjacent hexes one row closer to the side's own edge."),
+    _b("on_edge", [("h", HEX), ("side", SIDE)], BOOL, doc="Is the hex on the side's own edge row?"),
+    _b("in_section", [("h", HEX), ("section", ANY)], BOOL,
+       doc="Is the hex in the named board section (a symbol or text)?"),
+    _b("line_clear", [("a", HEX), ("b", HEX), ("blocks", FN)], BOOL,
+       doc="Centre-to-centre line of sight: no hex crossed (edges and corners excepted) blocks."),
+    _b("reachable", [("unit", UNIT), ("budget", INT), ("cost", FN), ("stops", FN)], list_of(HEX),
+       doc="Hexes where the unit may end a move: cost(unit, hex) -> int (negative = cannot "
+           "enter), stops(unit, hex) -> bool ends the move on entering."),
+    # units and sides
+    _b("units", [], list_of(UNIT), doc="Every unit on the board."),
+    _b("units_of", [("side", SIDE)], list_of(UNIT)),
+    _b("units_at", [("h", HEX)], list_of(UNIT)),
+    _b("units_in", [("hexes", list_of(HEX))], list_of(UNIT)),
+    _b("unit_at", [("h", HEX)], UNIT.maybe()),
+    _b("occupied", [("h", HEX)], BOOL),
+    _b("friends", [("unit", UNIT)], list_of(UNIT), doc="Other units of the same side."),
+    _b("enemies", [("unit", UNIT)], list_of(UNIT), doc="Units of the other sides."),
+    _b("sides", [], list_of(SIDE), doc="Sides in turn order."),
+    _b("opponent", [("side", SIDE)], SIDE, doc="The next other side in turn order."),
+    _b("move", [("unit", UNIT), ("h", HEX)], None, EFFECT, doc="Place the unit on the hex."),
+    _b("remove_unit", [("unit", UNIT)], None, EFFECT, doc="Take the unit off the board."),
+    _b("begin_turn", [("side", SIDE)], None, EFFECT, doc="Count a turn and make the side active."),
+    _b("win", [("side", SIDE)], None, EFFECT, doc="End the game with this side winning."),
+    _b("draw_game", [], None, EFFECT, doc="End the game with no winner."),
+    _b("text", [("value", ANY)], TEXT, doc="A value as text, for messages."),
+]}
+
+AGGREGATES = {"count": INT, "sum": INT, "any": BOOL, "all": BOOL, "min": INT, "max": INT,
+              "list": T_LIST}

@@ -1,0 +1,412 @@
+"""Collect the declarations of every loaded pack into one RuleSet.
+
+Runs in two passes so declarations may be used before they appear: first every name and
+signature is registered (with duplicate and override checks), then bodies and values are
+lowered by :mod:`.lower`.
+"""
+
+from __future__ import annotations
+
+from ..dsl import ast
+from ..dsl.diagnostics import Diagnostic, Severity, Span, did_you_mean, error
+from . import ir
+from .lower import BAD_CALL, TYPE_MISMATCH, UNDEFINED_NAME, UNKNOWN_FIELD, Context, Lowerer, Scope
+from .model import (DefinitionSpec, DieSpec, EventSpec, FaceSpec, FieldSpec, FunctionSpec, GameSpec,
+                    KindSpec, OptionSpec, ParamSpec, ProcedureSpec, RuleSet, Symbol, TableSpec,
+                    TraitSpec, TriggerSpec)
+from .packs import LoadedPacks, pack_name
+from .types import ANY, INT, Type
+
+DUPLICATE = "C002"
+BAD_OVERRIDE = "C012"
+MISSING_FIELD = "C013"
+BAD_GAME = "C014"
+RECURSION = "C015"
+
+BUILTIN_KINDS = ("unit", "side", "hex", "game", "terrain", "card")
+GAME_BLOCKS = ("setup", "round", "end")
+GAME_SETTINGS = {"max_rounds": INT, "default_terrain": Type("terrain")}
+
+
+def declare(loaded: LoadedPacks) -> RuleSet:
+    rules = RuleSet(packs=loaded.pack_names, sources=dict(loaded.sources))
+    diags: list[Diagnostic] = []
+    owners: dict[str, str] = {}
+    where: dict[str, tuple[str, Span]] = {}
+    chosen: dict[str, tuple[ast.Decl, str, str]] = {}  # name -> (decl, pack, file)
+    order: list[str] = []
+    fields_decls: list[tuple[ast.FieldsDecl, str, str]] = []
+
+    for kind in BUILTIN_KINDS:
+        rules.kinds[kind] = KindSpec(kind, {}, True, ir.NOWHERE)
+
+    def register(name: str, decl: ast.Decl, pack: str, file: str, span: Span) -> None:
+        if name in BUILTIN_KINDS and not isinstance(decl, ast.FieldsDecl):
+            diags.append(error(DUPLICATE, f"'{name}' is a built-in kind and cannot be redeclared", file, span,
+                               f"use 'fields {name} {{ … }}' to add fields to it"))
+            return
+        if name in owners:
+            first_file, first_span = where[name]
+            if decl.override:
+                if owners[name] == pack:
+                    diags.append(error(BAD_OVERRIDE, f"'{name}' overrides a declaration of its own pack",
+                                       file, span, "remove 'override' or the earlier declaration"))
+                    return
+                diags.append(Diagnostic(Severity.NOTE, "N001", f"'{name}' from pack '{owners[name]}' is "
+                                        f"overridden by pack '{pack}'", file, span))
+            else:
+                diags.append(error(DUPLICATE, f"'{name}' is already declared at {first_file}:"
+                                   f"{first_span.line}:{first_span.column}", file, span,
+                                   "rename one of them, or write 'override' before the later one "
+                                   "if it is meant to replace the first"))
+                return
+        elif decl.override:
+            diags.append(error(BAD_OVERRIDE, f"'{name}' overrides nothing", file, span,
+                               "remove 'override': no used pack declares this name"))
+        else:
+            order.append(name)
+        owners[name] = pack
+        where[name] = (file, span)
+        chosen[name] = (decl, pack, file)
+
+    for module in loaded.modules:
+        pack = pack_name(module)
+        for decl in module.decls:
+            span = decl.name_span if decl.name_span.line else decl.span
+            if isinstance(decl, ast.FieldsDecl):
+                fields_decls.append((decl, pack, module.path))
+                continue
+            if isinstance(decl, ast.EnumDecl):
+                for value in decl.values:
+                    register(value, decl, pack, module.path, span)
+            if isinstance(decl, ast.DieDecl):
+                for face in decl.faces:
+                    if not face.label.isdigit() and face.label not in owners:
+                        owners[face.label] = pack
+                        where[face.label] = (module.path, face.span)
+            register(decl.name, decl, pack, module.path, span)
+
+    lowerer = Lowerer(rules, loaded.visible, owners)
+
+    def ctx_for(pack: str, file: str, **kw) -> Context:
+        return Context(file=file, pack=pack, **kw)
+
+    def origin(file: str, node: ast.Node) -> ir.Origin:
+        return ir.Origin(file, node.span)
+
+    # ---- pass 1: symbols, kinds, signatures
+    decls_in_order = [(n, *chosen[n]) for n in order if chosen[n][0].name == n]
+    for name, decl, pack, file in decls_in_order:
+        if isinstance(decl, ast.EnumDecl):
+            syms = tuple(Symbol(decl.name, v) for v in decl.values)
+            rules.enums[decl.name] = syms
+            for s in syms:
+                rules.symbols[s.name] = s
+        elif isinstance(decl, ast.TagDecl):
+            rules.symbols[decl.name] = Symbol("tag", decl.name)
+        elif isinstance(decl, ast.KindDecl):
+            rules.kinds[decl.name] = KindSpec(decl.name, {}, False, origin(file, decl))
+    # face labels double as tags, unless an enum value or tag already has the name
+    for name, decl, pack, file in decls_in_order:
+        if isinstance(decl, ast.DieDecl):
+            for face in decl.faces:
+                if not face.label.isdigit() and face.label not in rules.symbols:
+                    rules.symbols[face.label] = Symbol("tag", face.label)
+    for name, decl, pack, file in decls_in_order:
+        ctx = ctx_for(pack, file, pure=True, what="a declaration")
+        if isinstance(decl, ast.DieDecl):
+            faces = []
+            for face in decl.faces:
+                tags = {face.label} if not face.label.isdigit() else set()
+                for t in face.tags:
+                    if t not in rules.symbols:
+                        guess = did_you_mean(t, rules.symbols)
+                        diags.append(error(UNDEFINED_NAME, f"undefined tag '{t}'", file, face.span,
+                                           f"did you mean '{guess}'?" if guess else f"declare it with 'tag {t}'"))
+                    tags.add(t)
+                value = face.value if face.value is not None else (int(face.label) if face.label.isdigit() else 0)
+                faces.append(FaceSpec(decl.name, face.label, value, frozenset(tags)))
+            if not faces:
+                diags.append(error(TYPE_MISMATCH, f"die '{decl.name}' has no faces", file, decl.name_span,
+                                   "add 'face NAME' lines or 'faces 1..6'"))
+            rules.dice[decl.name] = DieSpec(decl.name, decl.title, tuple(faces), origin(file, decl))
+    all_fields = [(d, p, f) for d, p, f in fields_decls] + \
+        [(d, p, f) for _, d, p, f in decls_in_order if isinstance(d, ast.KindDecl)]
+    for decl, pack, file in all_fields:
+        kind = rules.kinds.get(decl.name)
+        if kind is None:
+            guess = did_you_mean(decl.name, rules.kinds)
+            diags.append(error(UNDEFINED_NAME, f"unknown kind '{decl.name}'", file, decl.name_span,
+                               f"did you mean '{guess}'?" if guess else "declare it with 'kind NAME { … }'"))
+            continue
+        ctx = ctx_for(pack, file)
+        for f in decl.fields:
+            if f.name in kind.fields:
+                first = kind.fields[f.name].origin
+                diags.append(error(DUPLICATE, f"{decl.name} already has a field '{f.name}' "
+                                   f"({first.file}:{first.span.line})", file, f.span))
+                continue
+            kind.fields[f.name] = FieldSpec(f.name, lowerer.resolve_type(ctx, f.type), None, origin(file, f))
+    for name, decl, pack, file in decls_in_order:
+        ctx = ctx_for(pack, file)
+        if isinstance(decl, ast.EventDecl):
+            rules.events[name] = EventSpec(name, _params(lowerer, ctx, decl.params), origin(file, decl), pack)
+        elif isinstance(decl, ast.FunctionDecl):
+            rules.functions[name] = FunctionSpec(name, _params(lowerer, ctx, decl.params),
+                                                 lowerer.resolve_type(ctx, decl.returns), ir.Const(None),
+                                                 origin(file, decl))
+        elif isinstance(decl, ast.ProcedureDecl):
+            returns = lowerer.resolve_type(ctx, decl.returns) if decl.returns else None
+            rules.procedures[name] = ProcedureSpec(name, _params(lowerer, ctx, decl.params), returns, (),
+                                                   origin(file, decl), pack)
+        elif isinstance(decl, ast.OptionDecl):
+            rules.options[name] = OptionSpec(name, lowerer.resolve_type(ctx, decl.type), ir.Const(None),
+                                             decl.doc, origin(file, decl))
+        elif isinstance(decl, ast.TableDecl):
+            rules.tables[name] = TableSpec(name, lowerer.resolve_type(ctx, decl.key_type),
+                                           lowerer.resolve_type(ctx, decl.value_type), (), origin(file, decl))
+        elif isinstance(decl, ast.TraitDecl):
+            rules.traits[name] = TraitSpec(name, decl.traits, (), origin(file, decl))
+        elif isinstance(decl, ast.Definition):
+            if decl.kind not in rules.kinds:
+                guess = did_you_mean(decl.kind, list(rules.kinds) + list(_DECL_WORDS))
+                diags.append(error(UNDEFINED_NAME, f"unknown kind '{decl.kind}'", file, decl.kind_span,
+                                   f"did you mean '{guess}'?" if guess else
+                                   "declare the kind with 'kind NAME { field: type }'"))
+                continue
+            if decl.kind in ("side", "hex", "game"):
+                diags.append(error(TYPE_MISMATCH, f"{decl.kind}s come from the scenario and cannot be "
+                                   "defined in a pack", file, decl.kind_span))
+                continue
+            rules.definitions[name] = DefinitionSpec(decl.kind, name, decl.title or name, frozenset(), (),
+                                                     origin(file, decl), pack)
+
+    # ---- pass 2: values and bodies
+    for decl, pack, file in all_fields:
+        kind = rules.kinds.get(decl.name)
+        if kind is None:
+            continue
+        ctx = ctx_for(pack, file, pure=True, what="a field default")
+        for f in decl.fields:
+            spec = kind.fields.get(f.name)
+            if spec is None or f.default is None or spec.origin.span != f.span:
+                continue
+            value, t = lowerer.expr(ctx, Scope(), f.default)
+            lowerer.expect(ctx, spec.type, t, f.default.span, f"the default of field '{f.name}'")
+            kind.fields[f.name] = FieldSpec(f.name, spec.type, value, spec.origin)
+    for name, decl, pack, file in decls_in_order:
+        ctx = ctx_for(pack, file, pure=True, what="a declaration")
+        if isinstance(decl, ast.OptionDecl):
+            value, t = lowerer.expr(ctx, Scope(), decl.default)
+            spec = rules.options[name]
+            lowerer.expect(ctx, spec.type, t, decl.default.span, f"the default of option '{name}'")
+            rules.options[name] = OptionSpec(name, spec.type, value, decl.doc, spec.origin)
+        elif isinstance(decl, ast.TableDecl):
+            spec = rules.tables[name]
+            entries = []
+            for key, value in decl.entries:
+                kx, kt = lowerer.expr(ctx, Scope(), key)
+                if not isinstance(kx, ir.Const):
+                    diags.append(error(TYPE_MISMATCH, "table keys must be constants", file, key.span))
+                    continue
+                lowerer.expect(ctx, spec.key_type, kt, key.span, f"a key of table '{name}'")
+                vx, vt = lowerer.expr(ctx, Scope(), value)
+                lowerer.expect(ctx, spec.value_type, vt, value.span, f"a value of table '{name}'")
+                entries.append((kx.value, vx))
+            rules.tables[name] = TableSpec(name, spec.key_type, spec.value_type, tuple(entries), spec.origin)
+        elif isinstance(decl, ast.TraitDecl):
+            for t in decl.traits:
+                if t not in rules.traits:
+                    diags.append(error(UNDEFINED_NAME, f"undefined trait '{t}'", file, decl.span,
+                                       _guess(t, rules.traits)))
+            values = tuple((p.name, lowerer.expr(ctx, Scope(), p.value)[0]) for p in decl.props)
+            rules.traits[name] = TraitSpec(name, decl.traits, values, rules.traits[name].origin)
+    for name, decl, pack, file in decls_in_order:
+        if isinstance(decl, ast.Definition) and name in rules.definitions:
+            rules.definitions[name] = _definition(lowerer, rules, decl, pack, file, diags)
+    for name, decl, pack, file in decls_in_order:
+        if isinstance(decl, ast.FunctionDecl):
+            spec = rules.functions[name]
+            ctx = ctx_for(pack, file, pure=True, what=f"function '{name}'")
+            scope = Scope({p.name: p.type for p in spec.params})
+            body, t = lowerer.expr(ctx, scope, decl.body)
+            lowerer.expect(ctx, spec.returns, t, decl.body.span, f"the value of function '{name}'")
+            rules.functions[name] = FunctionSpec(name, spec.params, spec.returns, body, spec.origin)
+    calls: dict[str, set[str]] = {}
+    emits: dict[str, set[str]] = {}
+    for name, decl, pack, file in decls_in_order:
+        if isinstance(decl, ast.ProcedureDecl):
+            spec = rules.procedures[name]
+            ctx = ctx_for(pack, file, what=f"procedure '{name}'", returns=spec.returns)
+            body = lowerer.block(ctx, Scope({p.name: p.type for p in spec.params}), decl.body)
+            rules.procedures[name] = ProcedureSpec(name, spec.params, spec.returns, body, spec.origin, pack)
+            calls["procedure " + name] = ctx.calls
+            emits["procedure " + name] = ctx.emits
+    trigger_order = 0
+    for module in loaded.modules:
+        for decl in module.decls:
+            if not isinstance(decl, ast.TriggerDecl) or chosen.get(decl.name, (None,))[0] is not decl:
+                continue
+            pack, file = chosen[decl.name][1], chosen[decl.name][2]
+            event = rules.events.get(decl.event)
+            scope = Scope()
+            if event is None:
+                guess = did_you_mean(decl.event, rules.events)
+                diags.append(error(UNDEFINED_NAME, f"undefined event '{decl.event}'", file, decl.event_span,
+                                   f"did you mean '{guess}'?" if guess else "declare it with 'event NAME(…)'"))
+            else:
+                lowerer.check_visible(ctx_for(pack, file), decl.event, decl.event_span)
+                scope.names.update({p.name: p.type for p in event.params})
+            gctx = ctx_for(pack, file, pure=True, what=f"the guard of trigger '{decl.name}'")
+            guard = None
+            if decl.guard is not None:
+                guard, gt = lowerer.expr(gctx, scope, decl.guard)
+                lowerer.expect(gctx, Type("bool"), gt, decl.guard.span, "a trigger guard")
+            optional_by = lowerer.expr(gctx, scope, decl.optional_by)[0] if decl.optional_by else None
+            ctx = ctx_for(pack, file, what=f"trigger '{decl.name}'")
+            body = lowerer.block(ctx, scope, decl.body)
+            rules.triggers.append(TriggerSpec(
+                decl.name, decl.timing, decl.event, guard, optional_by, decl.priority, body,
+                tuple(p.name for p in event.params) if event else (), trigger_order,
+                origin(file, decl), pack))
+            trigger_order += 1
+            calls["trigger " + decl.name] = ctx.calls
+            emits["trigger " + decl.name] = ctx.emits
+    rules.triggers.sort(key=lambda t: (-t.priority, t.order))
+    games = [(d, p, f) for _, d, p, f in decls_in_order if isinstance(d, ast.GameDecl)]
+    for decl, pack, file in games[1:]:
+        diags.append(error(DUPLICATE, "a rule set has one game declaration", file, decl.name_span,
+                           f"'{games[0][0].name}' is already the game"))
+    if games:
+        decl, pack, file = games[0]
+        blocks = {}
+        for bname, block in decl.blocks:
+            if bname not in GAME_BLOCKS:
+                diags.append(error(BAD_GAME, f"unknown game block '{bname}'", file, block.span,
+                                   _guess(bname, GAME_BLOCKS) or f"blocks are {', '.join(GAME_BLOCKS)}"))
+                continue
+            ctx = ctx_for(pack, file, what=f"game block '{bname}'")
+            blocks[bname] = lowerer.block(ctx, Scope(), block)
+            calls["game " + bname] = ctx.calls
+            emits["game " + bname] = ctx.emits
+        settings = {}
+        for prop in decl.settings:
+            if prop.name not in GAME_SETTINGS:
+                diags.append(error(BAD_GAME, f"unknown game setting '{prop.name}'", file, prop.span,
+                                   _guess(prop.name, GAME_SETTINGS) or
+                                   f"settings are {', '.join(GAME_SETTINGS)}"))
+                continue
+            ctx = ctx_for(pack, file, pure=True, what="a game setting")
+            value, t = lowerer.expr(ctx, Scope(), prop.value)
+            lowerer.expect(ctx, GAME_SETTINGS[prop.name], t, prop.value.span, f"game setting '{prop.name}'")
+            settings[prop.name] = value
+        if "round" not in blocks:
+            diags.append(error(BAD_GAME, f"game '{decl.name}' has no 'round' block", file, decl.name_span,
+                               "add 'round { … }': what happens in one round of play"))
+        rules.game = GameSpec(decl.name, decl.title, blocks, settings, origin(file, decl))
+    diags.extend(_procedure_cycles(rules, calls))
+    rules.diagnostics = diags + lowerer.diagnostics
+    rules._calls = calls  # type: ignore[attr-defined]
+    rules._emits = emits  # type: ignore[attr-defined]
+    return rules
+
+
+_DECL_WORDS = ("enum", "tag", "die", "kind", "fields", "trait", "option", "table", "function",
+               "procedure", "event", "trigger", "game")
+
+
+def _guess(name, pool) -> str | None:
+    g = did_you_mean(name, list(pool))
+    return f"did you mean '{g}'?" if g else None
+
+
+def _params(lowerer: Lowerer, ctx: Context, params: tuple[ast.Param, ...]) -> tuple[ParamSpec, ...]:
+    out = []
+    seen = set()
+    for p in params:
+        if p.name in seen:
+            lowerer.err(ctx, DUPLICATE, f"parameter '{p.name}' is declared twice", p.span)
+        seen.add(p.name)
+        t = lowerer.resolve_type(ctx, p.type)
+        default = None
+        if p.default is not None:
+            pctx = Context(ctx.file, ctx.pack, pure=True, what="a parameter default")
+            default, dt = lowerer.expr(pctx, Scope(), p.default)
+            lowerer.expect(pctx, t, dt, p.default.span, f"the default of parameter '{p.name}'")
+        out.append(ParamSpec(p.name, t, default))
+    return tuple(out)
+
+
+def _definition(lowerer: Lowerer, rules: RuleSet, decl: ast.Definition, pack: str, file: str,
+                diags: list[Diagnostic]) -> DefinitionSpec:
+    kind = rules.kinds[decl.kind]
+    ctx = Context(file, pack, pure=True, what=f"{decl.kind} '{decl.name}'")
+    traits: list[str] = []
+
+    def add_trait(name: str, span: Span) -> None:
+        if name in traits:
+            return
+        trait = rules.traits.get(name)
+        if trait is None:
+            diags.append(error(UNDEFINED_NAME, f"undefined trait '{name}'", file, span, _guess(name, rules.traits)))
+            return
+        for inner in trait.traits:
+            add_trait(inner, span)
+        traits.append(name)
+
+    for t in decl.traits:
+        add_trait(t, decl.span)
+    values: dict[str, ir.X] = {}
+    for tname in traits:
+        trait = rules.traits[tname]
+        for fname, value in trait.values:
+            if fname not in kind.fields:
+                diags.append(error(UNKNOWN_FIELD, f"trait '{tname}' sets '{fname}', which {decl.kind} "
+                                   f"'{decl.name}' does not have", trait.origin.file, trait.origin.span,
+                                   _guess(fname, kind.fields)))
+                continue
+            values[fname] = value
+    for prop in decl.props:
+        spec = kind.fields.get(prop.name)
+        value, t = lowerer.expr(ctx, Scope(), prop.value)
+        if spec is None:
+            hint = _guess(prop.name, kind.fields) or f"declare it with 'fields {decl.kind} {{ {prop.name}: … }}'"
+            diags.append(error(UNKNOWN_FIELD, f"{decl.kind} has no field '{prop.name}'", file, prop.span, hint))
+            continue
+        lowerer.expect(ctx, spec.type, t, prop.value.span, f"field '{prop.name}'")
+        values[prop.name] = value
+    for fname, spec in kind.fields.items():
+        if fname not in values and spec.default is None and not spec.type.optional \
+                and spec.type.name != "list":
+            diags.append(error(MISSING_FIELD, f"{decl.kind} '{decl.name}' does not set '{fname}'", file,
+                               decl.name_span, f"add '{fname}: …' (it has no default)"))
+    return DefinitionSpec(decl.kind, decl.name, decl.title or decl.name, frozenset(traits),
+                          tuple(values.items()), ir.Origin(file, decl.span), pack)
+
+
+def _procedure_cycles(rules: RuleSet, calls: dict[str, set[str]]) -> list[Diagnostic]:
+    """Procedures may not call themselves, even indirectly: every run must end."""
+    out = []
+    graph = {name: calls.get("procedure " + name, set()) for name in rules.procedures}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(name: str) -> None:
+        state[name] = 1
+        stack.append(name)
+        for callee in sorted(graph.get(name, ())):
+            if state.get(callee) == 1:
+                cycle = stack[stack.index(callee):] + [callee]
+                origin = rules.procedures[callee].origin
+                out.append(error(RECURSION, "procedures call each other in a cycle: " + " → ".join(cycle),
+                                 origin.file, origin.span,
+                                 "unbounded recursion is not allowed; use 'repeat N' or 'for each'"))
+            elif state.get(callee) is None and callee in graph:
+                visit(callee)
+        stack.pop()
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name)
+    return out

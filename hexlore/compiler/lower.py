@@ -1,0 +1,608 @@
+"""Type-check Lore expressions and statements and lower them to IR.
+
+Name resolution happens here: a name is, in this order, a local variable or parameter,
+``game``, an option, an enum value or tag, a definition, a die, or (only where a function
+reference is expected) a function. Anything else is reported with a did-you-mean.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..dsl import ast
+from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
+from . import ir
+from .builtins import AGGREGATES, BUILTINS, PURE
+from .model import RuleSet, Symbol
+from .types import (ANY, BOOL, DIE, FACE, FN, GAME, HEX, INT, NONE, SIDE, TEXT, UNIT, Type,
+                    compatible, is_numeric, list_of)
+
+UNDEFINED_NAME = "C003"
+TYPE_MISMATCH = "C004"
+UNKNOWN_FIELD = "C005"
+BAD_CALL = "C006"
+IMPURE = "C007"
+BAD_ASSIGN = "C008"
+NOT_VISIBLE = "C009"
+
+#: fields every instance of a built-in kind has, whatever the packs declare
+BUILTIN_FIELDS: dict[str, dict[str, Type]] = {
+    "unit": {"id": TEXT, "type": Type("unit_type"), "side": SIDE, "hex": HEX.maybe(),
+             "alive": BOOL, "title": TEXT},
+    "side": {"name": TEXT, "edge": TEXT},
+    "hex": {"q": INT, "r": INT, "label": TEXT, "terrain": Type("terrain")},
+    "game": {"round": INT, "turn": INT, "active": SIDE.maybe()},
+    "face": {"name": TEXT, "value": INT, "die": DIE},
+}
+DEFINITION_FIELDS = {"name": TEXT, "title": TEXT}
+MUTABLE_OWNERS = {"unit", "side", "hex", "game"}
+
+
+@dataclass
+class Scope:
+    names: dict[str, Type] = field(default_factory=dict)
+    parent: "Scope | None" = None
+
+    def lookup(self, name: str) -> Type | None:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            scope = scope.parent
+        return None
+
+    def all_names(self) -> set[str]:
+        out: set[str] = set()
+        scope: Scope | None = self
+        while scope is not None:
+            out |= set(scope.names)
+            scope = scope.parent
+        return out
+
+    def child(self) -> "Scope":
+        return Scope({}, self)
+
+
+@dataclass
+class Context:
+    """Where lowering happens: which file and pack, and what is allowed there."""
+
+    file: str
+    pack: str
+    pure: bool = False  # functions, guards, default values
+    what: str = "procedure"
+    returns: Type | None = None
+    in_loop: int = 0
+    emits: set[str] = field(default_factory=set)
+    calls: set[str] = field(default_factory=set)
+
+
+class Lowerer:
+    def __init__(self, rules: RuleSet, visible: dict[str, set[str]], owners: dict[str, str]):
+        self.rules = rules
+        self.visible = visible
+        self.owners = owners  # declared name -> pack that declares it
+        self.diagnostics: list[Diagnostic] = []
+
+    # ------------------------------------------------------------ helpers
+    def err(self, ctx: Context, code: str, message: str, span: Span, hint: str | None = None) -> None:
+        self.diagnostics.append(error(code, message, ctx.file, span, hint))
+
+    def origin(self, ctx: Context, node: ast.Node) -> ir.Origin:
+        return ir.Origin(ctx.file, node.span)
+
+    def check_visible(self, ctx: Context, name: str, span: Span) -> None:
+        owner = self.owners.get(name)
+        if owner and owner != ctx.pack and owner not in self.visible.get(ctx.pack, {ctx.pack}):
+            self.err(ctx, NOT_VISIBLE, f"'{name}' is declared in pack '{owner}', which this pack does not use",
+                     span, f"add 'use {owner}' at the top of this file")
+
+    def resolve_type(self, ctx: Context, ref: ast.TypeRef) -> Type:
+        if ref.name == "list":
+            item = self.resolve_type(ctx, ref.item) if ref.item else ANY
+            t = list_of(item)
+        elif ref.name in ("int", "bool", "text", "hex", "side", "unit", "face", "die", "tag", "fn", "any"):
+            t = Type(ref.name)
+        elif ref.name in self.rules.enums:
+            t = Type("enum:" + ref.name)
+        elif ref.name in self.rules.kinds:
+            t = Type(ref.name)
+        elif ref.name == "unit_type":
+            t = Type("unit_type")
+        else:
+            candidates = ["int", "bool", "text", "hex", "side", "unit", "face", "die", "tag", "list"]
+            candidates += list(self.rules.enums) + list(self.rules.kinds)
+            guess = did_you_mean(ref.name, candidates)
+            self.err(ctx, UNDEFINED_NAME, f"unknown type '{ref.name}'", ref.span,
+                     f"did you mean '{guess}'?" if guess else "types are int, bool, text, hex, side, "
+                     "unit, face, die, an enum, a kind, or 'list of T'")
+            t = ANY
+        return t.maybe() if ref.optional else t
+
+    def expect(self, ctx: Context, expected: Type, actual: Type, span: Span, what: str) -> None:
+        if not compatible(expected, actual):
+            self.err(ctx, TYPE_MISMATCH, f"{what} should be {_show(expected)}, not {_show(actual)}", span)
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, ctx: Context, scope: Scope, node: ast.Expr) -> tuple[ir.X, Type]:
+        method = getattr(self, "x_" + type(node).__name__)
+        return method(ctx, scope, node)
+
+    def x_Literal(self, ctx, scope, node: ast.Literal):
+        v = node.value
+        t = NONE if v is None else BOOL if isinstance(v, bool) else INT if isinstance(v, int) else TEXT
+        return ir.Const(v, origin=self.origin(ctx, node)), t
+
+    def x_ListExpr(self, ctx, scope, node: ast.ListExpr):
+        items, types = [], []
+        for item in node.items:
+            x, t = self.expr(ctx, scope, item)
+            items.append(x)
+            types.append(t)
+        item_type = types[0] if types and all(t == types[0] for t in types) else ANY
+        return ir.MakeList(tuple(items), origin=self.origin(ctx, node)), list_of(item_type)
+
+    def x_Name(self, ctx, scope, node: ast.Name):
+        name = node.name
+        o = self.origin(ctx, node)
+        local = scope.lookup(name)
+        if local is not None:
+            return ir.Local(name, origin=o), local
+        if name == "game":
+            return ir.GameRef(origin=o), GAME
+        rules = self.rules
+        if name in rules.options:
+            self.check_visible(ctx, name, node.span)
+            return ir.OptionRef(name, origin=o), rules.options[name].type
+        if name in rules.symbols:
+            self.check_visible(ctx, name, node.span)
+            sym = rules.symbols[name]
+            return ir.Const(sym, origin=o), (Type("enum:" + sym.group) if sym.group != "tag" else Type("tag"))
+        if name in rules.definitions:
+            self.check_visible(ctx, name, node.span)
+            d = rules.definitions[name]
+            return ir.Const(d, origin=o), (Type("unit_type") if d.kind == "unit" else Type(d.kind))
+        if name in rules.dice:
+            self.check_visible(ctx, name, node.span)
+            return ir.Const(rules.dice[name], origin=o), DIE
+        if name in rules.functions:
+            return ir.FunctionRef(name, origin=o), FN
+        self.undefined(ctx, scope, name, node.span)
+        return ir.Const(None, origin=o), ANY
+
+    def undefined(self, ctx: Context, scope: Scope, name: str, span: Span, kind: str = "name") -> None:
+        pool = scope.all_names() | set(self.rules.options) | set(self.rules.symbols) | \
+            set(self.rules.definitions) | set(self.rules.dice) | {"game"}
+        if kind == "call":
+            pool = set(self.rules.functions) | set(self.rules.procedures) | set(BUILTINS)
+        elif kind == "event":
+            pool = set(self.rules.events)
+        guess = did_you_mean(name, pool)
+        what = {"call": "function or procedure", "event": "event"}.get(kind, "name")
+        self.err(ctx, UNDEFINED_NAME, f"undefined {what} '{name}'", span,
+                 f"did you mean '{guess}'?" if guess else None)
+
+    def x_Field(self, ctx, scope, node: ast.Field):
+        obj, t = self.expr(ctx, scope, node.obj)
+        o = self.origin(ctx, node)
+        owner, ftype = self.field_type(ctx, t, node.name, node.span)
+        return ir.GetField(obj, node.name, owner, origin=o), ftype
+
+    def field_type(self, ctx: Context, t: Type, name: str, span: Span) -> tuple[str, Type]:
+        base = t.name
+        if base == "any":
+            return "any", ANY
+        if base.startswith("event:"):
+            event = self.rules.events.get(base[6:])
+            for p in event.params if event else ():
+                if p.name == name:
+                    return "event", p.type
+            if name == "replaced":
+                return "event", BOOL
+            self.err(ctx, UNKNOWN_FIELD, f"event '{base[6:]}' has no parameter '{name}'", span,
+                     _suggest(name, [p.name for p in event.params] if event else []))
+            return "event", ANY
+        if base in ("unit", "side", "hex", "game", "face"):
+            fields = dict(BUILTIN_FIELDS[base])
+            if base in self.rules.kinds:
+                fields.update({k: f.type for k, f in self.rules.kinds[base].fields.items()})
+            if name in fields:
+                return base, fields[name]
+            self.err(ctx, UNKNOWN_FIELD, f"{base} has no field '{name}'", span,
+                     _suggest(name, fields) or f"declare it with 'fields {base} {{ {name}: int }}'")
+            return base, ANY
+        kind = "unit" if base == "unit_type" else base
+        if kind in self.rules.kinds:
+            fields = dict(DEFINITION_FIELDS)
+            fields.update({k: f.type for k, f in self.rules.kinds[kind].fields.items()})
+            if name in fields:
+                return "def", fields[name]
+            self.err(ctx, UNKNOWN_FIELD, f"{kind} has no field '{name}'", span, _suggest(name, fields))
+            return "def", ANY
+        self.err(ctx, TYPE_MISMATCH, f"a value of type {_show(t)} has no fields", span)
+        return "any", ANY
+
+    def x_Index(self, ctx, scope, node: ast.Index):
+        o = self.origin(ctx, node)
+        if isinstance(node.obj, ast.Name) and node.obj.name in self.rules.tables \
+                and scope.lookup(node.obj.name) is None:
+            table = self.rules.tables[node.obj.name]
+            self.check_visible(ctx, node.obj.name, node.obj.span)
+            key, kt = self.expr(ctx, scope, node.key)
+            self.expect(ctx, table.key_type, kt, node.key.span, f"the key of table '{table.name}'")
+            return ir.TableGet(table.name, key, origin=o), table.value_type
+        obj, t = self.expr(ctx, scope, node.obj)
+        index, it = self.expr(ctx, scope, node.key)
+        self.expect(ctx, INT, it, node.key.span, "a list index")
+        if t.name not in ("list", "any"):
+            self.err(ctx, TYPE_MISMATCH, f"only lists and tables can be indexed, not {_show(t)}", node.span)
+        return ir.ListIndex(obj, index, origin=o), (t.item or ANY) if t.name == "list" else ANY
+
+    def args_for(self, ctx, scope, params, args: tuple[ast.Arg, ...], span: Span, what: str,
+                 variadic: bool = False) -> list[ir.X] | None:
+        """Match positional and named arguments to parameters; fill defaults."""
+        names = [p[0] for p in params]
+        values: dict[str, tuple[ir.X, Type, Span]] = {}
+        extra: list[tuple[ir.X, Type, Span]] = []
+        positional = 0
+        ok = True
+        for a in args:
+            x, t = self.expr(ctx, scope, a.value)
+            if a.name is None:
+                if positional < len(names):
+                    values[names[positional]] = (x, t, a.span)
+                elif variadic:
+                    extra.append((x, t, a.span))
+                else:
+                    self.err(ctx, BAD_CALL, f"{what} takes {len(names)} argument"
+                             f"{'s' if len(names) != 1 else ''}, got {len(args)}", a.span,
+                             f"parameters: {', '.join(names) or 'none'}")
+                    ok = False
+                positional += 1
+            else:
+                if a.name not in names:
+                    self.err(ctx, BAD_CALL, f"{what} has no parameter '{a.name}'", a.span,
+                             _suggest(a.name, names))
+                    ok = False
+                    continue
+                values[a.name] = (x, t, a.span)
+        out: list[ir.X] = []
+        for pname, ptype, pdefault in params:
+            if pname in values:
+                x, t, aspan = values[pname]
+                self.expect(ctx, ptype, t, aspan, f"argument '{pname}' of {what}")
+                out.append(x)
+            elif pdefault is not None:
+                out.append(pdefault)
+            else:
+                self.err(ctx, BAD_CALL, f"{what} needs argument '{pname}'", span)
+                ok = False
+        for x, t, aspan in extra:
+            self.expect(ctx, params[-1][1], t, aspan, f"argument of {what}")
+            out.append(x)
+        return out if ok else None
+
+    def x_Call(self, ctx, scope, node: ast.Call):
+        o = self.origin(ctx, node)
+        name = node.func
+        rules = self.rules
+        if name in rules.functions:
+            fn = rules.functions[name]
+            self.check_visible(ctx, name, node.span)
+            params = [(p.name, p.type, p.default) for p in fn.params]
+            args = self.args_for(ctx, scope, params, node.args, node.span, f"function '{name}'")
+            return ir.CallFunction(name, tuple(args or ()), origin=o), fn.returns
+        if name in rules.procedures:
+            proc = rules.procedures[name]
+            self.check_visible(ctx, name, node.span)
+            if ctx.pure:
+                self.err(ctx, IMPURE, f"procedure '{name}' cannot be called in {ctx.what}", node.span,
+                         "functions and guards only compute values; call procedures from "
+                         "procedures and triggers")
+            ctx.calls.add(name)
+            params = [(p.name, p.type, p.default) for p in proc.params]
+            args = self.args_for(ctx, scope, params, node.args, node.span, f"procedure '{name}'")
+            return ir.CallProcedure(name, tuple(args or ()), origin=o), proc.returns or NONE
+        if name in BUILTINS:
+            b = BUILTINS[name]
+            if ctx.pure and b.effect != PURE:
+                self.err(ctx, IMPURE, f"'{name}' changes the game and cannot be used in {ctx.what}",
+                         node.span)
+            params = []
+            for pname, ptype in b.params:
+                params.append((pname, ptype, None))
+            lowered: list[ir.X] = []
+            if any(t == FN for _, t in b.params):
+                # function references are resolved by name only
+                lowered_args = []
+                for (pname, ptype), a in zip(b.params, node.args):
+                    if ptype == FN:
+                        if isinstance(a.value, ast.Name) and a.value.name in rules.functions:
+                            lowered_args.append(ir.FunctionRef(a.value.name, origin=self.origin(ctx, a)))
+                        else:
+                            self.err(ctx, TYPE_MISMATCH, f"argument '{pname}' of '{name}' must name a function",
+                                     a.span, "declare one with 'function NAME(...) -> bool = ...'")
+                            lowered_args.append(ir.Const(None))
+                    else:
+                        x, t = self.expr(ctx, scope, a.value)
+                        self.expect(ctx, ptype, t, a.span, f"argument '{pname}' of '{name}'")
+                        lowered_args.append(x)
+                if len(node.args) != len(b.params):
+                    self.err(ctx, BAD_CALL, f"'{name}' takes {len(b.params)} arguments, got {len(node.args)}",
+                             node.span, f"parameters: {', '.join(p for p, _ in b.params)}")
+                lowered = lowered_args
+            else:
+                lowered = self.args_for(ctx, scope, params, node.args, node.span, f"'{name}'",
+                                        variadic=b.variadic) or []
+            returns = b.returns or NONE
+            if (b.returns_item_of_first or b.returns_first) and node.args:
+                _, first_type = self.expr_type_only(ctx, scope, node.args[0].value)
+                if first_type.name == "list":
+                    returns = first_type if b.returns_first else (first_type.item or ANY).maybe()
+            return ir.CallBuiltin(name, tuple(lowered), origin=o), returns
+        self.undefined(ctx, scope, name, node.span, "call")
+        for a in node.args:
+            self.expr(ctx, scope, a.value)
+        return ir.Const(None, origin=o), ANY
+
+    def expr_type_only(self, ctx, scope, node) -> tuple[ir.X, Type]:
+        saved = len(self.diagnostics)
+        result = self.expr(ctx, scope, node)
+        del self.diagnostics[saved:]
+        return result
+
+    def x_Aggregate(self, ctx, scope, node: ast.Aggregate):
+        o = self.origin(ctx, node)
+        if node.func not in AGGREGATES:
+            self.err(ctx, UNDEFINED_NAME, f"'{node.func}(each …)' is not an aggregate", node.span,
+                     f"aggregates are {', '.join(sorted(AGGREGATES))}")
+        source, st = self.expr(ctx, scope, node.source)
+        if st.name not in ("list", "any"):
+            self.err(ctx, TYPE_MISMATCH, f"'each {node.var} in …' needs a list, not {_show(st)}", node.source.span)
+        item = (st.item or ANY) if st.name == "list" else ANY
+        inner = scope.child()
+        inner.names[node.var] = item
+        where = mapped = None
+        if node.where is not None:
+            where, wt = self.expr(ctx, inner, node.where)
+            self.expect(ctx, BOOL, wt, node.where.span, "a 'where' condition")
+        mt = item
+        if node.mapped is not None:
+            mapped, mt = self.expr(ctx, inner, node.mapped)
+        result = AGGREGATES.get(node.func, ANY)
+        if node.func in ("sum", "min", "max") and not is_numeric(mt):
+            self.err(ctx, TYPE_MISMATCH, f"'{node.func}' needs numbers, not {_show(mt)}", node.span)
+        if node.func in ("any", "all") and node.mapped is not None:
+            self.expect(ctx, BOOL, mt, node.mapped.span, f"the value of '{node.func}'")
+        if node.func == "list":
+            result = list_of(mt)
+        return ir.Aggregate(node.func, node.var, source, where, mapped, origin=o), result
+
+    def x_Unary(self, ctx, scope, node: ast.Unary):
+        x, t = self.expr(ctx, scope, node.operand)
+        if node.op == "not":
+            self.expect(ctx, BOOL, t, node.operand.span, "the operand of 'not'")
+            return ir.Unary("not", x, origin=self.origin(ctx, node)), BOOL
+        self.expect(ctx, INT, t, node.operand.span, "the operand of '-'")
+        return ir.Unary("-", x, origin=self.origin(ctx, node)), INT
+
+    def x_Binary(self, ctx, scope, node: ast.Binary):
+        o = self.origin(ctx, node)
+        op = node.op
+        if op == "is":
+            return self.lower_is(ctx, scope, node)
+        left, lt = self.expr(ctx, scope, node.left)
+        right, rt = self.expr(ctx, scope, node.right)
+        if op in ("and", "or"):
+            self.expect(ctx, BOOL, lt, node.left.span, f"the left side of '{op}'")
+            self.expect(ctx, BOOL, rt, node.right.span, f"the right side of '{op}'")
+            return ir.Binary(op, left, right, origin=o), BOOL
+        if op in ("==", "!="):
+            return ir.Binary(op, left, right, origin=o), BOOL
+        if op == "in":
+            if rt.name not in ("list", "any"):
+                self.err(ctx, TYPE_MISMATCH, f"'in' needs a list on its right, not {_show(rt)}", node.right.span)
+            return ir.Binary(op, left, right, origin=o), BOOL
+        if op == "+" and (lt.name == "list" or rt.name == "list"):
+            return ir.Binary("++", left, right, origin=o), lt if lt.name == "list" else rt
+        for side, t, span in (("left", lt, node.left.span), ("right", rt, node.right.span)):
+            if not is_numeric(t):
+                self.err(ctx, TYPE_MISMATCH, f"the {side} side of '{op}' should be int, not {_show(t)}", span)
+        if op in ("<", "<=", ">", ">="):
+            return ir.Binary(op, left, right, origin=o), BOOL
+        return ir.Binary(op, left, right, origin=o), INT
+
+    def lower_is(self, ctx, scope, node: ast.Binary):
+        o = self.origin(ctx, node)
+        left, lt = self.expr(ctx, scope, node.left)
+        if lt.name in ("face", "list") or lt.name.startswith("enum:") or lt.name == "tag":
+            right, rt = self.expr(ctx, scope, node.right)
+            if lt.name == "face":
+                if not (rt.name == "tag" or rt.name.startswith("enum:") or rt.name == "any"):
+                    self.err(ctx, TYPE_MISMATCH, f"'is' on a face needs a tag or enum value, not {_show(rt)}",
+                             node.right.span)
+                return ir.HasTag(left, right, origin=o), BOOL
+            return ir.Binary("==", left, right, origin=o), BOOL
+        if not isinstance(node.right, ast.Name):
+            self.err(ctx, TYPE_MISMATCH, "'is' on a unit or definition needs a trait or definition name",
+                     node.right.span)
+            return ir.Const(False, origin=o), BOOL
+        name = node.right.name
+        if name not in self.rules.traits and name not in self.rules.definitions:
+            guess = did_you_mean(name, list(self.rules.traits) + list(self.rules.definitions))
+            self.err(ctx, UNDEFINED_NAME, f"undefined trait or definition '{name}'", node.right.span,
+                     f"did you mean '{guess}'?" if guess else None)
+        else:
+            self.check_visible(ctx, name, node.right.span)
+        return ir.IsA(left, name, origin=o), BOOL
+
+    def x_Conditional(self, ctx, scope, node: ast.Conditional):
+        cond, ct = self.expr(ctx, scope, node.cond)
+        self.expect(ctx, BOOL, ct, node.cond.span, "the condition")
+        then, tt = self.expr(ctx, scope, node.then)
+        other, ot = self.expr(ctx, scope, node.otherwise)
+        result = tt if tt == ot or ot == NONE else (ot if tt == NONE else ANY)
+        if tt == NONE or ot == NONE:
+            result = result.maybe()
+        return ir.Conditional(cond, then, other, origin=self.origin(ctx, node)), result
+
+    def x_Emit(self, ctx, scope, node: ast.Emit):
+        o = self.origin(ctx, node)
+        if ctx.pure:
+            self.err(ctx, IMPURE, f"events cannot be emitted in {ctx.what}", node.span)
+        event = self.rules.events.get(node.event)
+        if event is None:
+            self.undefined(ctx, scope, node.event, node.span, "event")
+            for a in node.args:
+                self.expr(ctx, scope, a.value)
+            return ir.Const(None, origin=o), ANY
+        self.check_visible(ctx, node.event, node.span)
+        ctx.emits.add(node.event)
+        params = [(p.name, p.type, p.default) for p in event.params]
+        args = self.args_for(ctx, scope, params, node.args, node.span, f"event '{node.event}'") or []
+        pairs = tuple(zip([p.name for p in event.params], args))
+        return ir.Emit(node.event, pairs, origin=o), Type("event:" + node.event)
+
+    def x_Choose(self, ctx, scope, node: ast.Choose):
+        o = self.origin(ctx, node)
+        if ctx.pure:
+            self.err(ctx, IMPURE, f"decisions cannot be made in {ctx.what}", node.span)
+        source, st = self.expr(ctx, scope, node.source)
+        if st.name not in ("list", "any"):
+            self.err(ctx, TYPE_MISMATCH, f"'choose' needs a list of options, not {_show(st)}", node.source.span)
+        item = (st.item or ANY) if st.name == "list" else ANY
+        by, bt = self.expr(ctx, scope, node.by)
+        self.expect(ctx, SIDE, bt, node.by.span, "the chooser ('by')")
+        inner = scope.child()
+        inner.names[node.var] = item
+        prefer = default = None
+        if node.prefer is not None:
+            prefer, pt = self.expr(ctx, inner, node.prefer)
+            self.expect(ctx, INT, pt, node.prefer.span, "a 'prefer' score")
+        if node.default is not None:
+            default, dt = self.expr(ctx, scope, node.default)
+        return ir.Choose(node.decision, node.var, source, by, prefer, default, origin=o), item.maybe()
+
+    def x_Ask(self, ctx, scope, node: ast.Ask):
+        o = self.origin(ctx, node)
+        if ctx.pure:
+            self.err(ctx, IMPURE, f"decisions cannot be made in {ctx.what}", node.span)
+        by, bt = self.expr(ctx, scope, node.by)
+        self.expect(ctx, SIDE, bt, node.by.span, "the chooser ('by')")
+        default = None
+        if node.default is not None:
+            default, dt = self.expr(ctx, scope, node.default)
+            self.expect(ctx, BOOL, dt, node.default.span, "the default answer")
+        return ir.Ask(node.decision, by, default, origin=o), BOOL
+
+    # ------------------------------------------------------------ statements
+    def block(self, ctx: Context, scope: Scope, block: ast.Block) -> tuple[ir.S, ...]:
+        inner = scope.child()
+        return tuple(s for s in (self.stmt(ctx, inner, st) for st in block.body) if s is not None)
+
+    def stmt(self, ctx: Context, scope: Scope, node: ast.Stmt) -> ir.S | None:
+        o = self.origin(ctx, node)
+        if isinstance(node, ast.Let):
+            value, t = self.expr(ctx, scope, node.value)
+            scope.names[node.name] = t
+            return ir.Let(node.name, value, origin=o)
+        if isinstance(node, ast.Assign):
+            return self.assign(ctx, scope, node)
+        if isinstance(node, ast.If):
+            branches = []
+            for cond, body in node.branches:
+                c, ct = self.expr(ctx, scope, cond)
+                self.expect(ctx, BOOL, ct, cond.span, "an 'if' condition")
+                branches.append((c, self.block(ctx, scope, body)))
+            otherwise = self.block(ctx, scope, node.otherwise) if node.otherwise else ()
+            return ir.If(tuple(branches), otherwise, origin=o)
+        if isinstance(node, ast.ForEach):
+            source, st = self.expr(ctx, scope, node.source)
+            if st.name not in ("list", "any"):
+                self.err(ctx, TYPE_MISMATCH, f"'for each' needs a list, not {_show(st)}", node.source.span)
+            inner = scope.child()
+            inner.names[node.var] = (st.item or ANY) if st.name == "list" else ANY
+            ctx.in_loop += 1
+            body = self.block(ctx, inner, node.body)
+            ctx.in_loop -= 1
+            return ir.ForEach(node.var, source, body, origin=o)
+        if isinstance(node, ast.Repeat):
+            times, tt = self.expr(ctx, scope, node.times)
+            self.expect(ctx, INT, tt, node.times.span, "a 'repeat' count")
+            ctx.in_loop += 1
+            body = self.block(ctx, scope, node.body)
+            ctx.in_loop -= 1
+            return ir.Repeat(times, body, origin=o)
+        if isinstance(node, ast.Break):
+            if not ctx.in_loop:
+                self.err(ctx, BAD_ASSIGN, "'break' outside a loop", node.span,
+                         "use 'stop' to leave a procedure or trigger")
+            return ir.Break(origin=o)
+        if isinstance(node, ast.Stop):
+            return ir.Stop(origin=o)
+        if isinstance(node, ast.Return):
+            value, t = self.expr(ctx, scope, node.value)
+            if ctx.returns is None:
+                self.err(ctx, TYPE_MISMATCH, f"this {ctx.what} returns no value", node.span,
+                         "declare the result type with '-> TYPE' after the parameters, or use 'stop'")
+            else:
+                self.expect(ctx, ctx.returns, t, node.value.span, "the returned value")
+            return ir.Return(value, origin=o)
+        if isinstance(node, ast.ExprStmt):
+            value, _ = self.expr(ctx, scope, node.expr)
+            return ir.Do(value, origin=o)
+        raise AssertionError(f"unknown statement {node!r}")
+
+    def assign(self, ctx: Context, scope: Scope, node: ast.Assign) -> ir.S | None:
+        o = self.origin(ctx, node)
+        value, vt = self.expr(ctx, scope, node.value)
+        head, *rest = node.target
+        if not rest:
+            t = scope.lookup(head)
+            if t is None:
+                self.err(ctx, BAD_ASSIGN, f"'{head}' is not a variable here", node.span,
+                         f"introduce it first with 'let {head} = …'")
+                return None
+            self.check_op(ctx, node, t, vt)
+            return ir.SetLocal(head, node.op, value, origin=o)
+        obj: ir.X
+        if scope.lookup(head) is not None:
+            obj, t = ir.Local(head, origin=o), scope.lookup(head)
+        elif head == "game":
+            obj, t = ir.GameRef(origin=o), GAME
+        else:
+            self.undefined(ctx, scope, head, node.span)
+            return None
+        for name in rest[:-1]:
+            owner, ft = self.field_type(ctx, t, name, node.span)
+            obj, t = ir.GetField(obj, name, owner, origin=o), ft
+        owner, ft = self.field_type(ctx, t, rest[-1], node.span)
+        if owner not in MUTABLE_OWNERS and owner != "any":
+            self.err(ctx, BAD_ASSIGN, f"'{'.'.join(node.target)}' cannot be changed: "
+                     f"{'definitions are constants' if owner == 'def' else 'it is read-only'}", node.span)
+            return None
+        if owner in BUILTIN_FIELDS and rest[-1] in BUILTIN_FIELDS[owner] and owner != "game":
+            self.err(ctx, BAD_ASSIGN, f"'{rest[-1]}' of a {owner} is managed by the runtime", node.span,
+                     "use move(…), remove_unit(…) or begin_turn(…)")
+            return None
+        self.check_op(ctx, node, ft, vt)
+        return ir.SetField(obj, rest[-1], owner, node.op, value, origin=o)
+
+    def check_op(self, ctx, node: ast.Assign, target: Type, value: Type) -> None:
+        if node.op in ("+=", "-="):
+            if target.name == "list" and node.op == "+=":
+                return
+            self.expect(ctx, INT, target, node.span, f"the target of '{node.op}'")
+            self.expect(ctx, INT, value, node.value.span, f"the value of '{node.op}'")
+        else:
+            self.expect(ctx, target, value, node.value.span, f"the value assigned to '{'.'.join(node.target)}'")
+
+
+def _show(t: Type) -> str:
+    text = str(t)
+    return text.replace("enum:", "").replace("event:", "event ")
+
+
+def _suggest(name: str, candidates) -> str | None:
+    guess = did_you_mean(name, list(candidates))
+    return f"did you mean '{guess}'?" if guess else None

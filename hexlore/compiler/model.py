@@ -1,0 +1,199 @@
+"""The compiled rule set: everything the runtime needs, nothing it has to parse.
+
+A :class:`RuleSet` is what ``compile_packs`` returns: resolved definitions, typed IR for
+every function, procedure and trigger, the game declaration, the event-trigger graph and
+the diagnostics found on the way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..dsl.diagnostics import Diagnostic, Source
+from . import ir
+from .types import Type
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """An enum value or a tag: compared by identity of (group, name)."""
+
+    group: str
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class FaceSpec:
+    die: str
+    name: str
+    value: int
+    tags: frozenset[str]  # names of tags and enum values, plus the face's own label
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class DieSpec:
+    name: str
+    title: str | None
+    faces: tuple[FaceSpec, ...]
+    origin: ir.Origin
+
+    def face(self, label: str) -> FaceSpec | None:
+        for f in self.faces:
+            if f.name == label:
+                return f
+        return None
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    name: str
+    type: Type
+    default: ir.X | None
+    origin: ir.Origin
+    builtin: bool = False
+
+
+@dataclass
+class KindSpec:
+    """A kind of thing: built-in (unit, side, hex, game, terrain, card) or declared with ``kind``."""
+
+    name: str
+    fields: dict[str, FieldSpec]
+    builtin: bool
+    origin: ir.Origin
+
+
+@dataclass(frozen=True)
+class DefinitionSpec:
+    """A unit type, a terrain, a card…: constant values, traits included transitively."""
+
+    kind: str
+    name: str
+    title: str
+    traits: frozenset[str]
+    values: tuple[tuple[str, ir.X], ...]
+    origin: ir.Origin
+    pack: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class TraitSpec:
+    name: str
+    traits: tuple[str, ...]
+    values: tuple[tuple[str, ir.X], ...]
+    origin: ir.Origin
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    name: str
+    type: Type
+    default: ir.X | None
+
+
+@dataclass(frozen=True)
+class EventSpec:
+    name: str
+    params: tuple[ParamSpec, ...]
+    origin: ir.Origin
+    pack: str
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    name: str
+    params: tuple[ParamSpec, ...]
+    returns: Type
+    body: ir.X
+    origin: ir.Origin
+
+
+@dataclass(frozen=True)
+class ProcedureSpec:
+    name: str
+    params: tuple[ParamSpec, ...]
+    returns: Type | None
+    body: tuple[ir.S, ...]
+    origin: ir.Origin
+    pack: str
+
+
+@dataclass(frozen=True)
+class TriggerSpec:
+    name: str
+    timing: str  # before | instead | on | after
+    event: str
+    guard: ir.X | None
+    optional_by: ir.X | None
+    priority: int
+    body: tuple[ir.S, ...]
+    params: tuple[str, ...]
+    order: int
+    origin: ir.Origin
+    pack: str
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    name: str
+    type: Type
+    default: ir.X
+    doc: str | None
+    origin: ir.Origin
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    name: str
+    key_type: Type
+    value_type: Type
+    entries: tuple[tuple[object, ir.X], ...]
+    origin: ir.Origin
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    name: str
+    title: str | None
+    blocks: dict[str, tuple[ir.S, ...]]
+    settings: dict[str, ir.X]
+    origin: ir.Origin
+
+
+@dataclass
+class RuleSet:
+    """The output of the compiler and the only input the runtime needs besides a scenario."""
+
+    packs: list[str] = field(default_factory=list)
+    sources: dict[str, Source] = field(default_factory=dict)
+    enums: dict[str, tuple[Symbol, ...]] = field(default_factory=dict)
+    symbols: dict[str, Symbol] = field(default_factory=dict)  # enum values and tags by name
+    dice: dict[str, DieSpec] = field(default_factory=dict)
+    kinds: dict[str, KindSpec] = field(default_factory=dict)
+    traits: dict[str, TraitSpec] = field(default_factory=dict)
+    definitions: dict[str, DefinitionSpec] = field(default_factory=dict)
+    options: dict[str, OptionSpec] = field(default_factory=dict)
+    tables: dict[str, TableSpec] = field(default_factory=dict)
+    events: dict[str, EventSpec] = field(default_factory=dict)
+    functions: dict[str, FunctionSpec] = field(default_factory=dict)
+    procedures: dict[str, ProcedureSpec] = field(default_factory=dict)
+    triggers: list[TriggerSpec] = field(default_factory=list)
+    game: GameSpec | None = None
+    graph: "object | None" = None  # EventTriggerGraph, set by compile_packs
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.is_error for d in self.diagnostics)
+
+    def definitions_of(self, kind: str) -> list[DefinitionSpec]:
+        return [d for d in self.definitions.values() if d.kind == kind]
