@@ -286,6 +286,12 @@ class _Builder(Transformer):
     def target(self, meta, *names):
         return tuple(str(n) for n in names)
 
+    def target_head(self, meta, token):
+        return str(token)
+
+    def game_ref(self, meta):
+        return ast.Name("game", span=_span(meta))
+
     def if_stmt(self, meta, cond, block, *rest):
         branches = [(cond, block)]
         otherwise = None

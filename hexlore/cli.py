@@ -1,0 +1,144 @@
+"""The ``hexlore`` command: check, run, test and graph.
+
+Exit codes: 0 clean, 1 findings (errors, failed tests, a rule failing at run time),
+2 usage error (click's own code for bad options and missing files).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+from rich.console import Console
+
+from . import api
+from .dsl.diagnostics import Diagnostic, Severity, dumps_json
+
+
+def _print_diagnostics(diagnostics: list[Diagnostic], sources: dict, fmt: str, strict: bool = False) -> int:
+    if fmt == "auto":
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    if fmt == "json":
+        click.echo(dumps_json(diagnostics))
+    elif fmt == "github":
+        for d in diagnostics:
+            click.echo(d.to_github())
+    else:
+        colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        for d in diagnostics:
+            click.echo(d.render(sources.get(d.file), colour=colour))
+        errors = sum(d.severity is Severity.ERROR for d in diagnostics)
+        warnings = sum(d.severity is Severity.WARNING for d in diagnostics)
+        if diagnostics:
+            click.echo(f"{errors} error(s), {warnings} warning(s)", err=True)
+    failing = [d for d in diagnostics if d.is_error or (strict and d.severity is Severity.WARNING)]
+    return 1 if failing else 0
+
+
+@click.group()
+@click.version_option(package_name="hexlore")
+def main() -> None:
+    """Compile, check, play and test hex-grid board game rules written in Lore."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--format", "fmt", type=click.Choice(["auto", "text", "json", "github"]), default="auto",
+              help="Output format (github annotations are chosen on GitHub Actions).")
+@click.option("--strict", is_flag=True, help="Warnings fail too.")
+def check(paths: tuple[str, ...], fmt: str, strict: bool) -> None:
+    """Check rule packs (.lore) and scenarios (.yaml), reporting every problem."""
+    diagnostics, sources = api.check(list(paths))
+    code = _print_diagnostics(diagnostics, sources, fmt, strict)
+    if fmt in ("auto", "text") and not diagnostics:
+        click.echo("no problems found", err=True)
+    sys.exit(code)
+
+
+@main.command()
+@click.argument("scenario")
+@click.option("--seed", type=int, default=None, help="Seed for dice and random policies.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the event log (JSON lines) to this file.")
+@click.option("--max-rounds", type=int, default=None, help="Stop after this many rounds.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int | None, fmt: str) -> None:
+    """Play SCENARIO (a file or a bundled name) to the end and print a summary."""
+    log_file = open(log_path, "w", encoding="utf-8", newline="\n") if log_path else None
+    try:
+        result, diagnostics, sources = api.run(scenario, seed=seed, log_file=log_file, max_rounds=max_rounds)
+    finally:
+        if log_file:
+            log_file.close()
+    if result is None:
+        sys.exit(_print_diagnostics(diagnostics, sources, "text") or 1)
+    if fmt == "json":
+        click.echo(json.dumps(result.summary(), indent=2, sort_keys=True))
+        return
+    console = Console(highlight=False)
+    console.print(f"[bold]winner:[/bold] {result.winner or 'none (draw)'}")
+    console.print(f"[bold]rounds:[/bold] {result.rounds}   [bold]turns:[/bold] {result.turns}")
+    for side, lost in result.eliminated.items():
+        console.print(f"[bold]losses of {side}:[/bold] {len(lost)} unit(s)" + (f" ({', '.join(lost)})" if lost else ""))
+    if log_path:
+        console.print(f"event log: {log_path} ({len(result.log)} entries)")
+
+
+@main.command(name="test")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("-v", "--verbose", is_flag=True, help="Print the event log of failing tests.")
+def test_command(paths: tuple[str, ...], verbose: bool) -> None:
+    """Run the tests written in scenario files."""
+    outcomes, diagnostics, sources = api.test(list(paths))
+    if diagnostics:
+        _print_diagnostics(diagnostics, sources, "text")
+    passed = failed = 0
+    for o in outcomes:
+        if o.passed:
+            passed += 1
+            click.echo(f"PASS {o.scenario}:{o.span.line}: {o.name}")
+        else:
+            failed += 1
+            click.echo(f"FAIL {o.scenario}:{o.span.line}: {o.name}")
+            for f in o.failures:
+                click.echo(f"     {f}")
+            if verbose:
+                for entry in o.log:
+                    click.echo("     | " + json.dumps(entry, sort_keys=True))
+    failed += sum(1 for d in diagnostics if d.is_error and False)
+    click.echo(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed or any(d.is_error for d in diagnostics) or not outcomes else 0)
+
+
+@main.command()
+@click.argument("packs", nargs=-1, required=True)
+@click.option("--format", "fmt", type=click.Choice(["json", "dot", "mermaid"]), default="json")
+def graph(packs: tuple[str, ...], fmt: str) -> None:
+    """Print the event-trigger graph of PACKS."""
+    rules = api.compile_packs(list(packs))
+    if not rules.ok:
+        sys.exit(_print_diagnostics(rules.diagnostics, rules.sources, "text"))
+    g = rules.graph
+    if fmt == "json":
+        click.echo(g.dumps())
+        return
+    data = g.to_json()
+    if fmt == "dot":
+        click.echo("digraph lore {")
+        shapes = {"event": "ellipse", "trigger": "box", "procedure": "component", "game": "house"}
+        for n in data["nodes"]:
+            click.echo(f'  "{n["id"]}" [label="{n["name"]}", shape={shapes[n["kind"]]}];')
+        for e in data["edges"]:
+            click.echo(f'  "{e["from"]}" -> "{e["to"]}" [label="{e["kind"]}"];')
+        click.echo("}")
+    else:
+        click.echo("flowchart LR")
+        ids = {n["id"]: f"n{i}" for i, n in enumerate(data["nodes"])}
+        for n in data["nodes"]:
+            shape = ("([", "])") if n["kind"] == "event" else ("[", "]")
+            click.echo(f'  {ids[n["id"]]}{shape[0]}"{n["kind"]} {n["name"]}"{shape[1]}')
+        for e in data["edges"]:
+            if e["from"] in ids and e["to"] in ids:
+                click.echo(f'  {ids[e["from"]]} -->|{e["kind"]}| {ids[e["to"]]}')

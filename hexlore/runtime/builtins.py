@@ -1,0 +1,176 @@
+"""Implementations of the primitives declared in :mod:`hexlore.compiler.builtins`.
+
+Each is general: geometry, dice, lists, units and sides. No game's rule lives here; the
+packs combine these into rules.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Callable
+
+from ..compiler.model import FaceSpec, Symbol
+from . import grid
+from .interpreter import GameOver, RuleError
+from .state import Side, Unit
+
+if TYPE_CHECKING:
+    from .game import Game
+
+
+def make_builtins(game: "Game") -> dict[str, Callable]:
+    state = game.state
+    board = state.board
+
+    def num(v):
+        return v.value if isinstance(v, FaceSpec) else v
+
+    def need_unit(u, what="unit"):
+        if not isinstance(u, Unit):
+            raise RuleError(f"expected a {what}, got {u!r}")
+        return u
+
+    def need_hex(h):
+        if not isinstance(h, grid.Hex):
+            raise RuleError(f"expected a hex, got {h!r}")
+        return h
+
+    def roll(count, die):
+        if die is None:
+            raise RuleError("roll of no die")
+        return game.roll(int(count), die)
+
+    def groups(pool):
+        return sorted(Counter(getattr(f, "name", f) for f in pool).values(), reverse=True)
+
+    def first(items):
+        return items[0] if items else None
+
+    def last(items):
+        return items[-1] if items else None
+
+    def without(items, item):
+        out = list(items)
+        if item in out:
+            out.remove(item)
+        return out
+
+    def shuffle(items):
+        game.policy_rng.shuffle(items)
+
+    def pop(items):
+        return items.pop(0) if items else None
+
+    def remove(items, item):
+        if item in items:
+            items.remove(item)
+
+    def toward_edge(h, side):
+        return board.toward_edge(need_hex(h), side.edge)
+
+    def on_edge(h, side):
+        return need_hex(h) in board.edge(side.edge)
+
+    def in_section(h, section):
+        name = section.name if isinstance(section, Symbol) else str(section)
+        return name in board.sections(need_hex(h))
+
+    def line_clear(a, b, blocks):
+        return grid.line_clear(board, need_hex(a), need_hex(b),
+                               lambda h: bool(game.call_function(blocks, [h])))
+
+    def reachable(unit, budget, cost, stops):
+        u = need_unit(unit)
+        if u.hex is None:
+            return []
+
+        def enter(frm, to):
+            c = game.call_function(cost, [u, to])
+            return None if c is None or c < 0 else c
+
+        result = grid.reachable(board, u.hex, int(budget), enter,
+                                stops=lambda h: bool(game.call_function(stops, [u, h])))
+        return sorted(result, key=lambda h: (result[h][0], h.r, h.q))
+
+    def units():
+        return state.on_board()
+
+    def units_of(side):
+        return [u for u in state.on_board() if u.side is side]
+
+    def units_in(hexes):
+        out = []
+        for h in hexes:
+            out.extend(u for u in state.units_at(h) if u.alive)
+        return out
+
+    def unit_at(h):
+        here = state.units_at(need_hex(h))
+        return here[0] if here else None
+
+    def friends(unit):
+        u = need_unit(unit)
+        return [v for v in state.on_board() if v.side is u.side and v is not u]
+
+    def enemies(unit):
+        u = need_unit(unit)
+        return [v for v in state.on_board() if v.side is not u.side]
+
+    def opponent(side):
+        sides = state.sides
+        return sides[(side.index + 1) % len(sides)]
+
+    def move(unit, h):
+        u = need_unit(unit)
+        h = need_hex(h)
+        if h not in board:
+            raise RuleError(f"hex {h} is not on the board")
+        state.place(u, h)
+
+    def remove_unit(unit):
+        u = need_unit(unit)
+        state.place(u, None)
+        u.alive = False
+
+    def begin_turn(side):
+        state.game["turn"] += 1
+        state.game["active"] = side
+
+    def win(side):
+        if not isinstance(side, Side):
+            raise RuleError(f"win needs a side, got {side!r}")
+        state.winner = side
+        state.over = True
+        game.record({"type": "end", "winner": side.name})
+        raise GameOver()
+
+    def draw_game():
+        state.over = True
+        game.record({"type": "end", "winner": None})
+        raise GameOver()
+
+    def text(value):
+        from .state import label
+        shown = label(value, board)
+        return shown if isinstance(shown, str) else str(shown)
+
+    return {
+        "roll": roll, "groups": groups,
+        "count": lambda items: len(items), "sum": lambda items: sum(num(v) for v in items),
+        "max": lambda *xs: max(num(x) for x in xs), "min": lambda *xs: min(num(x) for x in xs),
+        "abs": lambda n: abs(num(n)), "range": lambda lo, hi: list(range(lo, hi + 1)),
+        "empty": lambda items: not items, "first": first, "last": last, "without": without,
+        "shuffle": shuffle, "push": lambda items, item: items.append(item), "pop": pop,
+        "remove": remove, "hexes": lambda: list(board),
+        "distance": lambda a, b: need_hex(a).distance(need_hex(b)),
+        "neighbours": lambda h: board.neighbours(need_hex(h)),
+        "adjacent": lambda a, b: need_hex(a).distance(need_hex(b)) == 1,
+        "toward_edge": toward_edge, "on_edge": on_edge, "in_section": in_section,
+        "line_clear": line_clear, "reachable": reachable, "units": units, "units_of": units_of,
+        "units_at": lambda h: [u for u in state.units_at(need_hex(h)) if u.alive],
+        "units_in": units_in, "unit_at": unit_at,
+        "occupied": lambda h: bool(state.units_at(need_hex(h))),
+        "friends": friends, "enemies": enemies, "sides": lambda: list(state.sides),
+        "opponent": opponent, "move": move, "remove_unit": remove_unit, "begin_turn": begin_turn,
+        "win": win, "draw_game": draw_game, "text": text,
+    }

@@ -1,0 +1,447 @@
+"""A game: a compiled rule set played on a scenario, with seeded dice and policies.
+
+The game owns the state, the event bus (dispatch of compiled triggers), the dice, the
+decisions and the JSON-lines event log. Same rules + scenario + seed + decisions give the
+same log, byte for byte: the only randomness is the seeded dice and policy streams.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from typing import IO
+
+from ..compiler import ir
+from ..compiler.model import DefinitionSpec, RuleSet, Symbol
+from ..compiler.types import Type
+from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
+from .builtins import make_builtins
+from .dice import ForcedRollError, Roller
+from .grid import Hex
+from .interpreter import GameOver, Linker, RuleError, run_body
+from .policies import Decision, Policy, Script, ScriptError, make_policy
+from .state import EventRecord, GameState, Side, Unit, label
+
+MAX_EVENT_DEPTH = 64
+DEFAULT_MAX_ROUNDS = 100
+
+RULE_ERROR = "R001"
+SCENARIO_MEANING = "S101"
+
+
+class ScenarioError(Exception):
+    def __init__(self, diagnostics: list[Diagnostic]):
+        super().__init__("\n".join(d.headline() for d in diagnostics))
+        self.diagnostics = diagnostics
+
+
+class RuntimeRuleError(Exception):
+    """A rule failed while playing; carries a located diagnostic."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        super().__init__(diagnostic.headline())
+        self.diagnostic = diagnostic
+
+
+@dataclass
+class GameResult:
+    winner: str | None
+    rounds: int
+    turns: int
+    eliminated: dict[str, list[str]] = field(default_factory=dict)
+    log: list[dict] = field(default_factory=list)
+
+    def summary(self) -> dict:
+        return {"winner": self.winner, "rounds": self.rounds, "turns": self.turns,
+                "eliminated": self.eliminated}
+
+
+class Game:
+    def __init__(self, rules: RuleSet, scenario, seed: int | None = None,
+                 decisions: dict | None = None, forced_dice: list | None = None,
+                 log_file: IO[str] | None = None, policies: dict[str, str] | None = None):
+        if not rules.ok:
+            raise ValueError("rules have errors; compile them cleanly first")
+        self.rules = rules
+        self.scenario = scenario
+        self.seed = scenario.seed if seed is None else seed
+        self.roller = Roller(self.seed, forced_dice)
+        self.policy_rng = random.Random(f"hexlore-game:{self.seed}")
+        self.script = Script(decisions if decisions is not None else scenario.decisions)
+        self.log: list[dict] = []
+        self.log_file = log_file
+        self.depth = 0
+        self.state = GameState(scenario.board)
+        self.linker = Linker(self)
+        self.builtins = make_builtins(self)
+        self._def_values: dict[str, dict] = {}
+        self._functions: dict = {}
+        self._procedures: dict = {}
+        self._triggers: dict = {}
+        self.options: dict = {}
+        self.tables: dict = {}
+        problems: list[Diagnostic] = []
+        self._setup_constants(problems)
+        self._setup_state(problems, policies or {})
+        if problems:
+            raise ScenarioError(problems)
+        self.dispatch = {}
+        for t in rules.triggers:
+            table = self.dispatch.setdefault(t.event, {"before": [], "instead": [], "on": [], "after": []})
+            table[t.timing].append(t)
+
+    # ------------------------------------------------------------ construction
+    def const(self, node: ir.X):
+        return self.linker.x(node)({})
+
+    def _problem(self, problems, message, *path, hint=None, code=SCENARIO_MEANING):
+        span = self.scenario.span_of(*path) if hasattr(self.scenario, "span_of") else Span()
+        problems.append(error(code, message, self.scenario.path, span, hint))
+
+    def _setup_constants(self, problems) -> None:
+        rules = self.rules
+        for name, table in rules.tables.items():
+            self.tables[name] = {k: self.const(v) for k, v in table.entries}
+        for name, option in rules.options.items():
+            self.options[name] = self.const(option.default)
+        for name, value in (self.scenario.options or {}).items():
+            if name not in rules.options:
+                guess = did_you_mean(name, rules.options)
+                self._problem(problems, f"the packs have no option '{name}'", "options", name,
+                              hint=f"did you mean '{guess}'?" if guess else
+                              f"options: {', '.join(sorted(rules.options)) or 'none'}")
+                continue
+            converted = self.convert(value, rules.options[name].type, problems, ("options", name))
+            self.options[name] = converted
+
+    def definition_values(self, d: DefinitionSpec) -> dict:
+        values = self._def_values.get(d.name)
+        if values is None:
+            values = {}
+            kind = self.rules.kinds[d.kind]
+            for fname, spec in kind.fields.items():
+                values[fname] = self.const(spec.default) if spec.default is not None else \
+                    ([] if spec.type.name == "list" else None)
+            for fname, x in d.values:
+                values[fname] = self.const(x)
+            self._def_values[d.name] = values
+        return values
+
+    def convert(self, value, t: Type, problems, path):
+        """A scenario value (YAML scalar or list) as a runtime value of type ``t``."""
+        rules = self.rules
+        if value is None:
+            return None
+        name = t.name
+        if name == "list":
+            if not isinstance(value, list):
+                value = [value]
+            return [self.convert(v, t.item or Type("any"), problems, path) for v in value]
+        if name in ("int",):
+            if isinstance(value, bool) or not isinstance(value, int):
+                self._problem(problems, f"expected an integer, got {value!r}", *path)
+            return value
+        if name == "bool":
+            if not isinstance(value, bool):
+                self._problem(problems, f"expected true or false, got {value!r}", *path)
+            return value
+        if name in ("text", "any"):
+            return value
+        if name.startswith("enum:"):
+            sym = rules.symbols.get(str(value))
+            if sym is None or sym.group != name[5:]:
+                options = [s.name for s in rules.enums.get(name[5:], ())]
+                self._problem(problems, f"'{value}' is not a value of {name[5:]}", *path,
+                              hint=f"one of: {', '.join(options)}")
+            return sym
+        if name == "hex":
+            try:
+                return self.state.board.parse_label(str(value))
+            except ValueError as exc:
+                self._problem(problems, str(exc), *path)
+                return None
+        if name == "side":
+            side = self.state.side(str(value))
+            if side is None:
+                self._problem(problems, f"no side named '{value}'", *path)
+            return side
+        if name == "unit":
+            unit = self.state.units.get(str(value))
+            if unit is None:
+                guess = did_you_mean(str(value), self.state.units)
+                self._problem(problems, f"no unit with id '{value}'", *path,
+                              hint=f"did you mean '{guess}'?" if guess else None)
+            return unit
+        kind = "unit" if name == "unit_type" else name
+        d = rules.definitions.get(str(value))
+        if d is None or d.kind != kind:
+            names = [x.name for x in rules.definitions_of(kind)]
+            guess = did_you_mean(str(value), names)
+            self._problem(problems, f"no {kind} named '{value}' in the packs", *path,
+                          hint=f"did you mean '{guess}'?" if guess else f"known: {', '.join(names[:12])}")
+        return d
+
+    def _setup_state(self, problems, policies: dict[str, str]) -> None:
+        rules, sc, st = self.rules, self.scenario, self.state
+        game = rules.game
+        st.game.update({"round": 0, "turn": 0, "active": None})
+        for fname, spec in rules.kinds["game"].fields.items():
+            st.game[fname] = self.const(spec.default) if spec.default is not None else \
+                ([] if spec.type.name == "list" else None)
+        for i, spec in enumerate(sc.sides):
+            fields = {}
+            for fname, fspec in rules.kinds["side"].fields.items():
+                fields[fname] = self.const(fspec.default) if fspec.default is not None else \
+                    ([] if fspec.type.name == "list" else None)
+            st.sides.append(Side(spec.name, spec.edge, i, fields))
+        self.policies: dict[str, Policy] = {
+            s.name: make_policy(policies.get(s.name, s.policy), self.seed, s.name) for s in sc.sides}
+        for i, spec in enumerate(sc.sides):
+            side = st.sides[i]
+            for fname, value in (spec.fields or {}).items():
+                fspec = rules.kinds["side"].fields.get(fname)
+                if fspec is None:
+                    self._problem(problems, f"sides have no field '{fname}'", "sides", i, "fields", fname,
+                                  hint=_guess(fname, rules.kinds["side"].fields))
+                    continue
+                side.f[fname] = self.convert(value, fspec.type, problems, ("sides", i, "fields", fname))
+        default_terrain = None
+        if game and "default_terrain" in game.settings:
+            default_terrain = self.const(game.settings["default_terrain"])
+        elif rules.definitions_of("terrain"):
+            default_terrain = rules.definitions_of("terrain")[0]
+        hex_defaults = {fname: (self.const(spec.default) if spec.default is not None else None)
+                        for fname, spec in rules.kinds["hex"].fields.items()}
+        for h in st.board:
+            st.hex_fields[h] = {"terrain": default_terrain, **hex_defaults}
+        terrain_paths = getattr(sc, "terrain_paths", {})
+        for h, tname in sc.terrain.items():
+            d = rules.definitions.get(tname)
+            if d is None or d.kind != "terrain":
+                names = [x.name for x in rules.definitions_of("terrain")]
+                guess = did_you_mean(tname, names)
+                self._problem(problems, f"no terrain named '{tname}' in the packs", "board", "terrain", tname,
+                              hint=f"did you mean '{guess}'?" if guess else f"terrains: {', '.join(names)}")
+                continue
+            st.hex_fields[h]["terrain"] = d
+        unit_kind = rules.kinds["unit"]
+        for i, placement in enumerate(sc.units):
+            d = rules.definitions.get(placement.type)
+            if d is None or d.kind != "unit":
+                names = [x.name for x in rules.definitions_of("unit")]
+                guess = did_you_mean(placement.type, names)
+                self._problem(problems, f"no unit type '{placement.type}' in the packs", "units", i, "type",
+                              hint=f"did you mean '{guess}'?" if guess else f"unit types: {', '.join(names)}")
+                continue
+            side = st.side(placement.side)
+            if side is None:
+                self._problem(problems, f"no side named '{placement.side}'", "units", i, "side")
+                continue
+            fields = {k: (list(v) if isinstance(v, list) else v) for k, v in self.definition_values(d).items()}
+            unit = Unit(placement.id, d, side, None, fields)
+            st.units[placement.id] = unit
+            st.place(unit, placement.hex)
+        for i, placement in enumerate(sc.units):
+            unit = st.units.get(placement.id)
+            if unit is None:
+                continue
+            for fname, value in (placement.fields or {}).items():
+                fspec = unit_kind.fields.get(fname)
+                if fspec is None:
+                    self._problem(problems, f"units have no field '{fname}'", "units", i, "fields", fname,
+                                  hint=_guess(fname, unit_kind.fields))
+                    continue
+                unit.f[fname] = self.convert(value, fspec.type, problems, ("units", i, "fields", fname))
+        for fname, cards in (sc.decks or {}).items():
+            fspec = rules.kinds["game"].fields.get(fname)
+            if fspec is None or fspec.type.name != "list":
+                self._problem(problems, f"the game has no list field '{fname}' to hold a deck", "decks", fname,
+                              hint="declare it with 'fields game { NAME: list of card = [] }'")
+                continue
+            pile = []
+            for cname, n in cards.items():
+                d = self.convert(cname, fspec.type.item or Type("card"), problems, ("decks", fname, cname))
+                pile.extend([d] * int(n))
+            st.game[fname] = pile
+
+    # ------------------------------------------------------------ linking
+    def _function(self, name: str):
+        linked = self._functions.get(name)
+        if linked is None:
+            spec = self.rules.functions[name]
+            linked = ([p.name for p in spec.params], self.linker.x(spec.body))
+            self._functions[name] = linked
+        return linked
+
+    def _procedure(self, name: str):
+        linked = self._procedures.get(name)
+        if linked is None:
+            spec = self.rules.procedures[name]
+            self._procedures[name] = linked = ([p.name for p in spec.params], None)
+            linked = ([p.name for p in spec.params], self.linker.block(spec.body))
+            self._procedures[name] = linked
+        return linked
+
+    def _trigger(self, t):
+        linked = self._triggers.get(t.name)
+        if linked is None:
+            linked = (self.linker.x(t.guard) if t.guard else None,
+                      self.linker.x(t.optional_by) if t.optional_by else None,
+                      self.linker.block(t.body))
+            self._triggers[t.name] = linked
+        return linked
+
+    # ------------------------------------------------------------ the bus
+    def call_function(self, name: str, args: list):
+        params, body = self._function(name)
+        return body(dict(zip(params, args)))
+
+    def call_procedure(self, name: str, args: list):
+        params, body = self._procedure(name)
+        return run_body(body, dict(zip(params, args)))
+
+    def emit(self, name: str, args: dict, origin: ir.Origin | None = None) -> EventRecord:
+        if self.depth >= MAX_EVENT_DEPTH:
+            raise RuleError(f"events nested deeper than {MAX_EVENT_DEPTH} while emitting '{name}': "
+                            "a cycle of triggers never ends", origin)
+        self.depth += 1
+        try:
+            record = EventRecord(name, args)
+            table = self.dispatch.get(name)
+            if table:
+                for t in table["before"]:
+                    self._run_trigger(t, record, write_back=True)
+            self.record({"type": "event", "event": name,
+                         "args": {k: label(v, self.state.board) for k, v in record.args.items()}})
+            if table:
+                for t in table["instead"]:
+                    if self._run_trigger(t, record):
+                        record.replaced = True
+                        break
+                if not record.replaced:
+                    for t in table["on"]:
+                        self._run_trigger(t, record)
+                for t in table["after"]:
+                    self._run_trigger(t, record)
+            return record
+        finally:
+            self.depth -= 1
+
+    def _run_trigger(self, t, record: EventRecord, write_back: bool = False) -> bool:
+        guard, optional_by, body = self._trigger(t)
+        env = dict(record.args)
+        if guard is not None and not guard(env):
+            return False
+        if optional_by is not None:
+            side = optional_by(env)
+            if not [True, False][self.decide(t.name, side, [True, False], None, 0, t.origin)]:
+                return False
+        run_body(body, env)
+        if write_back:
+            for p in t.params:
+                record.args[p] = env[p]
+        return True
+
+    # ------------------------------------------------------------ dice, decisions, log
+    def roll(self, count: int, die) -> list:
+        try:
+            faces, forced = self.roller.roll(count, die)
+        except ForcedRollError as exc:
+            raise RuleError(str(exc)) from exc
+        entry = {"type": "roll", "die": die.name, "faces": [f.name for f in faces]}
+        if forced:
+            entry["forced"] = True
+        self.record(entry)
+        return list(faces)
+
+    def decide(self, name: str, side, options: list, scores, default, origin) -> int:
+        if not isinstance(side, Side):
+            raise RuleError(f"decision '{name}' needs a side to decide, got {side!r}", origin)
+        labels = [label(o, self.state.board) for o in options]
+        decision = Decision(name, side, options, labels, scores, default)
+        try:
+            index = self.script.answer(decision)
+        except ScriptError as exc:
+            raise RuleError(str(exc), origin) from exc
+        scripted = index is not None
+        if index is None:
+            index = self.policies[side.name].choose(decision)
+        entry = {"type": "decision", "decision": name, "by": side.name, "choice": labels[index],
+                 "options": len(options)}
+        if scripted:
+            entry["scripted"] = True
+        self.record(entry)
+        return index
+
+    def record(self, entry: dict) -> None:
+        entry = {"seq": len(self.log) + 1, "round": self.state.game["round"],
+                 "turn": self.state.game["turn"], **entry}
+        self.log.append(entry)
+        if self.log_file is not None:
+            self.log_file.write(json.dumps(entry, sort_keys=True, separators=(",", ":"),
+                                           ensure_ascii=False) + "\n")
+
+    # ------------------------------------------------------------ playing
+    def run_block(self, name: str) -> None:
+        game = self.rules.game
+        if game is None or name not in game.blocks:
+            return
+        run_body(self.linker.block(game.blocks[name]), {})
+
+    def play(self, max_rounds: int | None = None) -> GameResult:
+        """Play to the end: setup, then rounds until a side wins or the round limit."""
+        rules = self.rules
+        if rules.game is None:
+            raise RuntimeRuleError(error(RULE_ERROR, "the packs declare no 'game': nothing to play",
+                                         self.scenario.path, Span(), "add 'game NAME { round { … } }'"))
+        limit = max_rounds or self.scenario.max_rounds or (
+            self.const(rules.game.settings["max_rounds"]) if "max_rounds" in rules.game.settings
+            else DEFAULT_MAX_ROUNDS)
+        self.guarded(self._play, limit)
+        return self.result()
+
+    def _play(self, limit: int) -> None:
+        try:
+            self.run_block("setup")
+            while not self.state.over and self.state.game["round"] < limit:
+                self.state.game["round"] += 1
+                self.record({"type": "round"})
+                self.run_block("round")
+            if not self.state.over:
+                self.run_block("end")
+            if not self.state.over:
+                self.state.over = True
+                self.record({"type": "end", "winner": None, "reason": "round limit"})
+        except GameOver:
+            pass
+
+    def guarded(self, fn, *args):
+        """Run rules code, turning a rule failure into a located diagnostic."""
+        try:
+            return fn(*args)
+        except GameOver:
+            return None
+        except RuleError as exc:
+            origin = exc.origin or ir.NOWHERE
+            raise RuntimeRuleError(error(RULE_ERROR, str(exc), origin.file, origin.span)) from exc
+        except RecursionError as exc:
+            raise RuntimeRuleError(error(RULE_ERROR, "rules nested too deeply", self.scenario.path,
+                                         Span())) from exc
+
+    def result(self) -> GameResult:
+        eliminated: dict[str, list[str]] = {s.name: [] for s in self.state.sides}
+        for u in self.state.units.values():
+            if not u.alive:
+                eliminated[u.side.name].append(u.id)
+        winner = self.state.winner.name if self.state.winner else None
+        return GameResult(winner, self.state.game["round"], self.state.game["turn"], eliminated, self.log)
+
+
+def _guess(name, pool) -> str | None:
+    g = did_you_mean(name, list(pool))
+    return f"did you mean '{g}'?" if g else None
+
+
+def dump_log(log: list[dict]) -> str:
+    return "".join(json.dumps(e, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n" for e in log)

@@ -1,0 +1,501 @@
+"""Link compiled IR into Python closures and run them.
+
+Each IR node becomes one closure taking the local environment (a dict), built once per
+game, so hot paths pay no dispatch on node types. Control flow (break, stop, return) uses
+small exceptions. Errors in rules at run time carry the origin of the statement.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from ..compiler import ir
+from ..compiler.model import DefinitionSpec, FaceSpec, Symbol
+from .state import EventRecord, Side, Unit
+
+if TYPE_CHECKING:
+    from .game import Game
+
+Env = dict
+XFn = Callable[[Env], object]
+SFn = Callable[[Env], None]
+
+MAX_REPEAT = 10_000
+
+
+class RuleError(Exception):
+    """A rule failed at run time (a none where a unit was needed, a bound exceeded…)."""
+
+    def __init__(self, message: str, origin: ir.Origin | None = None):
+        super().__init__(message)
+        self.origin = origin
+
+
+class _Break(Exception):
+    pass
+
+
+class _Stop(Exception):
+    pass
+
+
+class _Return(Exception):
+    def __init__(self, value):
+        self.value = value
+
+
+class GameOver(Exception):
+    pass
+
+
+class Linker:
+    def __init__(self, game: "Game"):
+        self.game = game
+        self.functions: dict[str, tuple[tuple[str, ...], XFn]] = {}
+
+    # ------------------------------------------------------------ expressions
+    def x(self, node: ir.X) -> XFn:
+        return getattr(self, "x_" + type(node).__name__)(node)
+
+    def x_Const(self, node: ir.Const) -> XFn:
+        value = node.value
+        return lambda env: value
+
+    def x_OptionRef(self, node: ir.OptionRef) -> XFn:
+        options = self.game.options
+        name = node.name
+        return lambda env: options[name]
+
+    def x_Local(self, node: ir.Local) -> XFn:
+        name = node.name
+        return lambda env: env[name]
+
+    def x_GameRef(self, node: ir.GameRef) -> XFn:
+        return lambda env: self.game
+
+    def x_GetField(self, node: ir.GetField) -> XFn:
+        obj = self.x(node.obj)
+        name = node.name
+        game = self.game
+        origin = node.origin
+
+        def need(value, what):
+            if value is None:
+                raise RuleError(f"cannot read '{name}' of none (expected {what})", origin)
+            return value
+
+        if node.owner == "unit":
+            builtin = {"id": lambda u: u.id, "type": lambda u: u.definition, "side": lambda u: u.side,
+                       "hex": lambda u: u.hex, "alive": lambda u: u.alive,
+                       "title": lambda u: u.definition.title}.get(name)
+            if builtin:
+                return lambda env: builtin(need(obj(env), "a unit"))
+            return lambda env: need(obj(env), "a unit").f[name]
+        if node.owner == "side":
+            if name == "name":
+                return lambda env: need(obj(env), "a side").name
+            if name == "edge":
+                return lambda env: need(obj(env), "a side").edge
+            return lambda env: need(obj(env), "a side").f[name]
+        if node.owner == "hex":
+            board = game.state.board
+            if name == "q":
+                return lambda env: need(obj(env), "a hex").q
+            if name == "r":
+                return lambda env: need(obj(env), "a hex").r
+            if name == "label":
+                return lambda env: board.label(need(obj(env), "a hex"))
+            fields = game.state.hex_fields
+            return lambda env: fields[need(obj(env), "a hex")][name]
+        if node.owner == "game":
+            gfields = game.state.game
+            return lambda env: gfields[name]
+        if node.owner == "face":
+            return lambda env: getattr(need(obj(env), "a face"), name) if name != "die" else \
+                game.rules.dice[need(obj(env), "a face").die]
+        if node.owner == "def":
+            def get_def(env):
+                d = need(obj(env), "a definition")
+                if name == "name":
+                    return d.name
+                if name == "title":
+                    return d.title
+                return game.definition_values(d)[name]
+            return get_def
+        if node.owner == "event":
+            if name == "replaced":
+                return lambda env: need(obj(env), "an event").replaced
+            return lambda env: need(obj(env), "an event").args[name]
+
+        def dynamic(env):
+            value = need(obj(env), "a value with fields")
+            if isinstance(value, (Unit, Side)):
+                return value.f[name]
+            if isinstance(value, EventRecord):
+                return value.args[name]
+            raise RuleError(f"cannot read '{name}' of {value!r}", origin)
+        return dynamic
+
+    def x_TableGet(self, node: ir.TableGet) -> XFn:
+        key = self.x(node.key)
+        table = self.game.tables[node.table]
+        origin = node.origin
+        tname = node.table
+
+        def get(env):
+            k = key(env)
+            if k not in table:
+                raise RuleError(f"table '{tname}' has no entry for {k}", origin)
+            return table[k]
+        return get
+
+    def x_ListIndex(self, node: ir.ListIndex) -> XFn:
+        obj, index = self.x(node.obj), self.x(node.index)
+        origin = node.origin
+
+        def get(env):
+            items, i = obj(env), index(env)
+            if not 0 <= i < len(items):
+                raise RuleError(f"index {i} is outside a list of {len(items)}", origin)
+            return items[i]
+        return get
+
+    def x_MakeList(self, node: ir.MakeList) -> XFn:
+        items = [self.x(i) for i in node.items]
+        return lambda env: [f(env) for f in items]
+
+    def x_FunctionRef(self, node: ir.FunctionRef) -> XFn:
+        name = node.name
+        return lambda env: name
+
+    def x_CallBuiltin(self, node: ir.CallBuiltin) -> XFn:
+        impl = self.game.builtins[node.name]
+        args = [self.x(a) for a in node.args]
+        origin = node.origin
+        name = node.name
+
+        def call(env):
+            values = [a(env) for a in args]
+            try:
+                return impl(*values)
+            except RuleError as exc:
+                if exc.origin is None:
+                    exc.origin = origin
+                raise
+            except (TypeError, AttributeError, KeyError, ValueError) as exc:
+                raise RuleError(f"'{name}' failed: {exc}", origin) from exc
+        return call
+
+    def x_CallFunction(self, node: ir.CallFunction) -> XFn:
+        args = [self.x(a) for a in node.args]
+        name = node.name
+        call_function = self.game.call_function
+        return lambda env: call_function(name, [a(env) for a in args])
+
+    def x_CallProcedure(self, node: ir.CallProcedure) -> XFn:
+        args = [self.x(a) for a in node.args]
+        name = node.name
+        call = self.game.call_procedure
+        return lambda env: call(name, [a(env) for a in args])
+
+    def x_Aggregate(self, node: ir.Aggregate) -> XFn:
+        source = self.x(node.source)
+        where = self.x(node.where) if node.where else None
+        mapped = self.x(node.mapped) if node.mapped else None
+        var = node.var
+        func = node.func
+
+        def items(env):
+            inner = dict(env)
+            for item in source(env):
+                inner[var] = item
+                if where is None or where(inner):
+                    yield mapped(inner) if mapped else item
+
+        if func == "count":
+            return lambda env: sum(1 for _ in items(env))
+        if func == "sum":
+            return lambda env: sum(_num(v) for v in items(env))
+        if func == "any":
+            return lambda env: any(items(env)) if mapped else any(True for _ in items(env))
+        if func == "all":
+            return lambda env: all(items(env))
+        if func == "min":
+            return lambda env: min((_num(v) for v in items(env)), default=0)
+        if func == "max":
+            return lambda env: max((_num(v) for v in items(env)), default=0)
+        return lambda env: list(items(env))
+
+    def x_Unary(self, node: ir.Unary) -> XFn:
+        operand = self.x(node.operand)
+        if node.op == "not":
+            return lambda env: not operand(env)
+        return lambda env: -_num(operand(env))
+
+    def x_Binary(self, node: ir.Binary) -> XFn:
+        left, right = self.x(node.left), self.x(node.right)
+        op = node.op
+        origin = node.origin
+        if op == "and":
+            return lambda env: bool(left(env)) and bool(right(env))
+        if op == "or":
+            return lambda env: bool(left(env)) or bool(right(env))
+        if op == "==":
+            return lambda env: left(env) == right(env)
+        if op == "!=":
+            return lambda env: left(env) != right(env)
+        if op == "in":
+            return lambda env: left(env) in right(env)
+        if op == "++":
+            return lambda env: list(left(env) or []) + list(right(env) or [])
+
+        def num(f):
+            def get(env):
+                v = f(env)
+                if v is None:
+                    raise RuleError(f"'{op}' got none instead of a number", origin)
+                return _num(v)
+            return get
+        ln, rn = num(left), num(right)
+        if op == "+":
+            return lambda env: ln(env) + rn(env)
+        if op == "-":
+            return lambda env: ln(env) - rn(env)
+        if op == "*":
+            return lambda env: ln(env) * rn(env)
+        if op in ("/", "mod"):
+            def divide(env):
+                a, b = ln(env), rn(env)
+                if b == 0:
+                    raise RuleError("division by zero", origin)
+                return a // b if op == "/" else a % b
+            return divide
+        compare = {"<": int.__lt__, "<=": int.__le__, ">": int.__gt__, ">=": int.__ge__}[op]
+        return lambda env: compare(ln(env), rn(env))
+
+    def x_Conditional(self, node: ir.Conditional) -> XFn:
+        cond, then, other = self.x(node.cond), self.x(node.then), self.x(node.otherwise)
+        return lambda env: then(env) if cond(env) else other(env)
+
+    def x_IsA(self, node: ir.IsA) -> XFn:
+        obj = self.x(node.obj)
+        name = node.name
+
+        def test(env):
+            value = obj(env)
+            d = value.definition if isinstance(value, Unit) else value
+            if not isinstance(d, DefinitionSpec):
+                return False
+            return d.name == name or name in d.traits
+        return test
+
+    def x_HasTag(self, node: ir.HasTag) -> XFn:
+        face, tag = self.x(node.face), self.x(node.tag)
+
+        def test(env):
+            f, t = face(env), tag(env)
+            if not isinstance(f, FaceSpec) or t is None:
+                return False
+            return (t.name if isinstance(t, Symbol) else str(t)) in f.tags
+        return test
+
+    def x_Emit(self, node: ir.Emit) -> XFn:
+        names = [n for n, _ in node.args]
+        values = [self.x(v) for _, v in node.args]
+        event = node.event
+        emit = self.game.emit
+        origin = node.origin
+        return lambda env: emit(event, {n: v(env) for n, v in zip(names, values)}, origin)
+
+    def x_Choose(self, node: ir.Choose) -> XFn:
+        source, by = self.x(node.source), self.x(node.by)
+        prefer = self.x(node.prefer) if node.prefer else None
+        default = self.x(node.default) if node.default else None
+        var = node.var
+        name = node.decision
+        decide = self.game.decide
+        origin = node.origin
+
+        def choose(env):
+            options = list(source(env))
+            if not options:
+                return None
+            scores = None
+            if prefer is not None:
+                inner = dict(env)
+                scores = []
+                for option in options:
+                    inner[var] = option
+                    scores.append(_num(prefer(inner)))
+            default_index = None
+            if default is not None:
+                d = default(env)
+                default_index = options.index(d) if d in options else None
+            return options[decide(name, by(env), options, scores, default_index, origin)]
+        return choose
+
+    def x_Ask(self, node: ir.Ask) -> XFn:
+        by = self.x(node.by)
+        default = self.x(node.default) if node.default else None
+        name = node.decision
+        decide = self.game.decide
+        origin = node.origin
+
+        def ask(env):
+            options = [True, False]
+            d = default(env) if default else None
+            default_index = None if d is None else (0 if d else 1)
+            return options[decide(name, by(env), options, None, default_index, origin)]
+        return ask
+
+    # ------------------------------------------------------------ statements
+    def block(self, stmts: tuple[ir.S, ...]) -> SFn:
+        fns = [self.s(s) for s in stmts]
+        if len(fns) == 1:
+            return fns[0]
+
+        def run(env):
+            for f in fns:
+                f(env)
+        return run
+
+    def s(self, node: ir.S) -> SFn:
+        return getattr(self, "s_" + type(node).__name__)(node)
+
+    def s_Let(self, node: ir.Let) -> SFn:
+        value = self.x(node.value)
+        name = node.name
+
+        def let(env):
+            env[name] = value(env)
+        return let
+
+    def s_SetLocal(self, node: ir.SetLocal) -> SFn:
+        value = self.x(node.value)
+        name = node.name
+        if node.op == "=":
+            def assign(env):
+                env[name] = value(env)
+        elif node.op == "+=":
+            def assign(env):
+                current = env[name]
+                env[name] = (list(current) + list(value(env))) if isinstance(current, list) \
+                    else current + _num(value(env))
+        else:
+            def assign(env):
+                env[name] = env[name] - _num(value(env))
+        return assign
+
+    def s_SetField(self, node: ir.SetField) -> SFn:
+        obj, value = self.x(node.obj), self.x(node.value)
+        name, op, owner = node.name, node.op, node.owner
+        game = self.game
+        origin = node.origin
+
+        def fields_of(env) -> dict:
+            target = obj(env)
+            if target is None:
+                raise RuleError(f"cannot change '{name}' of none", origin)
+            if owner == "hex":
+                return game.state.hex_fields[target]
+            if owner == "game":
+                return game.state.game
+            return target.f
+
+        def assign(env):
+            fields = fields_of(env)
+            v = value(env)
+            if op == "=":
+                fields[name] = v
+            elif op == "+=":
+                fields[name] = (list(fields[name]) + list(v)) if isinstance(fields[name], list) \
+                    else fields[name] + _num(v)
+            else:
+                fields[name] = fields[name] - _num(v)
+        return assign
+
+    def s_If(self, node: ir.If) -> SFn:
+        branches = [(self.x(c), self.block(b)) for c, b in node.branches]
+        otherwise = self.block(node.otherwise) if node.otherwise else None
+
+        def run(env):
+            for cond, body in branches:
+                if cond(env):
+                    body(env)
+                    return
+            if otherwise is not None:
+                otherwise(env)
+        return run
+
+    def s_ForEach(self, node: ir.ForEach) -> SFn:
+        source = self.x(node.source)
+        body = self.block(node.body)
+        var = node.var
+
+        def run(env):
+            for item in list(source(env)):
+                env[var] = item
+                try:
+                    body(env)
+                except _Break:
+                    break
+        return run
+
+    def s_Repeat(self, node: ir.Repeat) -> SFn:
+        times = self.x(node.times)
+        body = self.block(node.body)
+        origin = node.origin
+
+        def run(env):
+            n = _num(times(env))
+            if n > MAX_REPEAT:
+                raise RuleError(f"'repeat {n}' exceeds the bound of {MAX_REPEAT}", origin)
+            for _ in range(max(n, 0)):
+                try:
+                    body(env)
+                except _Break:
+                    break
+        return run
+
+    def s_Break(self, node: ir.Break) -> SFn:
+        def run(env):
+            raise _Break()
+        return run
+
+    def s_Stop(self, node: ir.Stop) -> SFn:
+        def run(env):
+            raise _Stop()
+        return run
+
+    def s_Return(self, node: ir.Return) -> SFn:
+        value = self.x(node.value)
+
+        def run(env):
+            raise _Return(value(env))
+        return run
+
+    def s_Do(self, node: ir.Do) -> SFn:
+        expr = self.x(node.expr)
+
+        def run(env):
+            expr(env)
+        return run
+
+
+def run_body(body: SFn, env: Env):
+    """Run a procedure or trigger body; returns its 'return' value (or None)."""
+    try:
+        body(env)
+    except _Stop:
+        return None
+    except _Return as r:
+        return r.value
+    return None
+
+
+def _num(value) -> int:
+    if isinstance(value, FaceSpec):
+        return value.value
+    if isinstance(value, bool):
+        return int(value)
+    return value

@@ -1,0 +1,101 @@
+"""Policies answer decisions: every choice a player makes is a :class:`Decision`.
+
+A scripted policy answers from a scenario's list, by label; when the script runs out the
+side's own policy takes over: ``random`` (seeded by the game), ``greedy`` (the option the
+rules prefer, via ``prefer``), or ``first`` (the rules' default, else the first option).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import dataclass
+
+
+@dataclass
+class Decision:
+    name: str
+    side: object  # a Side
+    options: list
+    labels: list  # label(option) for each option
+    scores: list[int] | None  # from 'prefer', higher is better
+    default: int | None  # index of the rules' default option
+
+
+class ScriptError(Exception):
+    pass
+
+
+class Policy:
+    name = "policy"
+
+    def choose(self, decision: Decision) -> int:
+        raise NotImplementedError
+
+
+class FirstPolicy(Policy):
+    name = "first"
+
+    def choose(self, decision: Decision) -> int:
+        return decision.default if decision.default is not None else 0
+
+
+class GreedyPolicy(Policy):
+    """Takes the best 'prefer' score; ties go to the earliest option, so play is repeatable."""
+
+    name = "greedy"
+
+    def choose(self, decision: Decision) -> int:
+        if decision.scores:
+            best = max(decision.scores)
+            return decision.scores.index(best)
+        return decision.default if decision.default is not None else 0
+
+
+class RandomPolicy(Policy):
+    name = "random"
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+
+    def choose(self, decision: Decision) -> int:
+        return self.rng.randrange(len(decision.options))
+
+
+def make_policy(name: str, seed: int, side_name: str) -> Policy:
+    if name == "greedy":
+        return GreedyPolicy()
+    if name == "first" or name == "scripted":
+        return FirstPolicy()
+    return RandomPolicy(random.Random(f"hexlore-policy:{seed}:{side_name}"))
+
+
+class Script:
+    """Scripted answers per decision name, consumed in order."""
+
+    def __init__(self, answers: dict | None = None):
+        self.answers: dict[str, deque] = {k: deque(v if isinstance(v, list) else [v])
+                                          for k, v in (answers or {}).items()}
+
+    def answer(self, decision: Decision) -> int | None:
+        queue = self.answers.get(decision.name)
+        if not queue:
+            return None
+        wanted = queue.popleft()
+        for i, lab in enumerate(decision.labels):
+            if _same(lab, wanted):
+                return i
+        shown = ", ".join(str(l) for l in decision.labels)
+        raise ScriptError(f"scripted answer {wanted!r} for decision '{decision.name}' is not one of "
+                          f"the options: {shown}")
+
+    def leftover(self) -> dict[str, list]:
+        return {k: list(v) for k, v in self.answers.items() if v}
+
+
+def _same(label, wanted) -> bool:
+    if isinstance(label, bool) or isinstance(wanted, bool):
+        return label is wanted or (isinstance(wanted, str) and str(label).lower() == wanted.lower())
+    if isinstance(label, str) and isinstance(wanted, str):
+        return label.lower() == wanted.lower()
+    return label == wanted or str(label) == str(wanted)

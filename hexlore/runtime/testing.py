@@ -1,0 +1,171 @@
+"""Scenario tests: given a state, do these actions with these dice, expect these events.
+
+This is how designers test their own rules, and how hexlore's own acceptance tests are
+written. Tests do not run the game's ``setup`` block; undecided choices fall back to the
+rules' defaults (the ``first`` policy) so a test depends only on what it states.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..compiler.model import RuleSet
+from ..dsl.diagnostics import Span, did_you_mean
+from .game import Game, RuntimeRuleError, ScenarioError
+from .grid import Hex
+from .state import label
+
+
+@dataclass
+class TestOutcome:
+    scenario: str
+    name: str
+    passed: bool
+    failures: list[str] = field(default_factory=list)
+    span: Span = field(default_factory=Span)
+    log: list[dict] = field(default_factory=list)
+
+
+def _same(actual, expected) -> bool:
+    if isinstance(actual, list) and isinstance(expected, list):
+        return len(actual) == len(expected) and all(_same(a, e) for a, e in zip(actual, expected))
+    if isinstance(actual, bool) or isinstance(expected, bool):
+        return actual is expected
+    if isinstance(actual, str) and isinstance(expected, str):
+        return actual.lower() == expected.lower()
+    return actual == expected
+
+
+def _event_matches(entry: dict, expected: dict) -> bool:
+    if entry.get("event") != expected.get("event"):
+        return False
+    args = entry.get("args", {})
+    return all(k in args and _same(args[k], v) for k, v in expected.items() if k != "event")
+
+
+def run_test(rules: RuleSet, scenario, test) -> TestOutcome:
+    outcome = TestOutcome(scenario.path, test.name, True, span=test.span)
+    fail = outcome.failures.append
+    try:
+        game = Game(rules, scenario, decisions=dict(test.decisions or {}), forced_dice=[list(r) for r in test.dice],
+                    policies={s.name: "first" for s in scenario.sides})
+    except ScenarioError as exc:
+        outcome.passed = False
+        outcome.failures.extend(d.headline() for d in exc.diagnostics)
+        return outcome
+    state = game.state
+    unit_kind = rules.kinds["unit"]
+    problems: list = []
+    for uid, overrides in (test.given or {}).items():
+        unit = state.units.get(uid)
+        if unit is None:
+            fail(f"given: no unit '{uid}'")
+            continue
+        for key, value in overrides.items():
+            if key == "hex":
+                state.place(unit, value if isinstance(value, Hex) or value is None else
+                            state.board.parse_label(str(value)))
+            elif key in unit_kind.fields:
+                unit.f[key] = game.convert(value, unit_kind.fields[key].type, problems, ("tests",))
+            else:
+                fail(f"given: units have no field '{key}'")
+    for action in test.actions:
+        if outcome.failures:
+            break
+        proc = rules.procedures.get(action.call)
+        if proc is None:
+            guess = did_you_mean(action.call, rules.procedures)
+            fail(f"no procedure '{action.call}'" + (f" (did you mean '{guess}'?)" if guess else ""))
+            break
+        args = []
+        names = {p.name for p in proc.params}
+        for extra in set(action.args or {}) - names:
+            fail(f"procedure '{action.call}' has no parameter '{extra}'")
+        for p in proc.params:
+            if p.name in (action.args or {}):
+                args.append(game.convert(action.args[p.name], p.type, problems, ("tests",)))
+            elif p.default is not None:
+                args.append(game.const(p.default))
+            else:
+                fail(f"procedure '{action.call}' needs argument '{p.name}'")
+        if problems:
+            outcome.failures.extend(d.message for d in problems)
+        if outcome.failures:
+            break
+        try:
+            game.guarded(game.call_procedure, action.call, args)
+        except RuntimeRuleError as exc:
+            fail(exc.diagnostic.headline())
+        if state.over:
+            break
+    outcome.log = game.log
+    if not outcome.failures:
+        if game.roller.forced:
+            fail(f"{len(game.roller.forced)} forced roll(s) were never used: {list(game.roller.forced)}")
+        leftover = game.script.leftover()
+        if leftover:
+            fail(f"scripted decisions never asked: {leftover}")
+        _check_expectations(game, test.expect or {}, fail)
+    outcome.passed = not outcome.failures
+    return outcome
+
+
+def _check_expectations(game: Game, expect: dict, fail) -> None:
+    state = game.state
+    events = [e for e in game.log if e["type"] == "event"]
+    position = 0
+    for wanted in expect.get("events", []):
+        for i in range(position, len(events)):
+            if _event_matches(events[i], wanted):
+                position = i + 1
+                break
+        else:
+            seen = [e for e in events if e["event"] == wanted.get("event")]
+            detail = f"; '{wanted.get('event')}' events seen: {[e['args'] for e in seen]}" if seen else \
+                f"; no '{wanted.get('event')}' event at all"
+            fail(f"expected event {wanted} (in order){detail}")
+            return
+    for unwanted in expect.get("absent", []):
+        for e in events:
+            if _event_matches(e, unwanted):
+                fail(f"event {unwanted} should not happen, but did: {e['args']}")
+                break
+    for uid, fields in (expect.get("units") or {}).items():
+        unit = state.units.get(uid)
+        if unit is None:
+            fail(f"expect: no unit '{uid}'")
+            continue
+        for key, wanted in fields.items():
+            if key == "alive":
+                actual = unit.alive
+            elif key == "hex":
+                actual = unit.hex
+                if isinstance(wanted, str):
+                    wanted = state.board.parse_label(wanted)
+                if actual != wanted:
+                    fail(f"{uid}.hex: expected {label(wanted, state.board)}, got {label(actual, state.board)}")
+                continue
+            elif key in unit.f:
+                actual = label(unit.f[key], state.board)
+            else:
+                fail(f"expect: units have no field '{key}'")
+                continue
+            if not _same(actual, wanted):
+                fail(f"{uid}.{key}: expected {wanted!r}, got {actual!r}")
+    for sname, fields in (expect.get("sides") or {}).items():
+        side = state.side(sname)
+        if side is None:
+            fail(f"expect: no side '{sname}'")
+            continue
+        for key, wanted in fields.items():
+            actual = label(side.f.get(key), state.board)
+            if not _same(actual, wanted):
+                fail(f"{sname}.{key}: expected {wanted!r}, got {actual!r}")
+    if "winner" in expect:
+        actual = state.winner.name if state.winner else None
+        if actual != expect["winner"]:
+            fail(f"winner: expected {expect['winner']!r}, got {actual!r}")
+
+
+def run_scenario_tests(rules: RuleSet, scenario) -> list[TestOutcome]:
+    return [run_test(rules, scenario, t) for t in scenario.tests]
