@@ -65,7 +65,8 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                                "remove 'override': no used pack declares this name"))
         else:
             order.append(name)
-        owners[name] = pack
+            # visibility follows the original declaration: an override is seen wherever it was
+            owners[name] = pack
         where[name] = (file, span)
         chosen[name] = (decl, pack, file)
 

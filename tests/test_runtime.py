@@ -1,0 +1,148 @@
+"""The runtime: determinism, forced dice, scripted decisions, event dispatch and its bounds."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from conftest import ROOT, compile_text
+from hexlore.runtime.game import Game, RuntimeRuleError
+from hexlore.runtime.scenario import load_scenario, load_scenario_text
+
+SPIDER_FORD = ROOT / "scenarios" / "battlelore" / "spider_ford.yaml"
+
+
+@pytest.fixture(scope="module")
+def ford():
+    scenario, diagnostics = load_scenario(SPIDER_FORD)
+    assert scenario is not None, diagnostics
+    return scenario
+
+
+def play_log(rules, scenario, seed):
+    out = io.StringIO()
+    Game(rules, scenario, seed=seed, log_file=out, policies={"north": "random", "south": "random"}).play()
+    return out.getvalue()
+
+
+def test_same_seed_same_log_byte_for_byte(battlelore, ford):
+    first = play_log(battlelore, ford, 11)
+    second = play_log(battlelore, ford, 11)
+    assert first == second
+    assert first.count("\n") > 50
+
+
+def test_other_seeds_give_other_logs(battlelore, ford):
+    logs = {play_log(battlelore, ford, seed) for seed in (1, 2, 3)}
+    assert len(logs) == 3
+
+
+def test_a_game_ends_with_a_winner_or_the_round_limit(battlelore, ford):
+    game = Game(battlelore, ford, seed=5)
+    result = game.play()
+    assert result.rounds >= 1
+    last = game.log[-1]
+    assert last["type"] == "end"
+    if result.winner:
+        winner = game.state.side(result.winner)
+        assert winner.f["banners"] >= game.options["banners_to_win"]
+    else:
+        assert result.rounds == 40
+
+
+def test_log_lines_record_rolls_decisions_and_events(battlelore, ford):
+    game = Game(battlelore, ford, seed=2)
+    game.play(max_rounds=2)
+    kinds = {entry["type"] for entry in game.log}
+    assert {"round", "event", "roll", "decision"} <= kinds
+    seqs = [entry["seq"] for entry in game.log]
+    assert seqs == list(range(1, len(seqs) + 1))
+
+
+def test_forced_roll_of_the_wrong_size_is_a_located_rule_error(battlelore, ford):
+    game = Game(battlelore, ford, forced_dice=[["flag"]])
+    units = game.state.units
+    with pytest.raises(RuntimeRuleError) as info:
+        game.guarded(game.call_procedure, "strike", [units["s_centre"], units["spider"], True])
+    d = info.value.diagnostic
+    assert d.code == "R001" and "has 1 dice" in d.message
+    assert d.file.endswith("core.lore") and d.span.line > 1
+
+
+def test_scripted_answer_must_be_an_option(battlelore, ford):
+    game = Game(battlelore, ford, decisions={"flags_to_ignore": [7]}, forced_dice=[["flag", "lore"]])
+    units = game.state.units
+    game.state.place(units["n_centre"], game.state.board.parse_label("F6"))
+    game.state.place(units["n_left"], game.state.board.parse_label("G6"))
+    target = units["n_centre"]
+    target.f["bold"] = 1
+    with pytest.raises(RuntimeRuleError) as info:
+        game.guarded(game.call_procedure, "ranged_attack", [units["s_archers"], target])
+    assert "not one of the options" in info.value.diagnostic.message
+
+
+SMALL = """
+hexlore: 1
+name: small
+packs: [{pack}]
+board: {{shape: hexagon, radius: 2}}
+sides:
+  - {{name: a, edge: top}}
+  - {{name: b, edge: bottom}}
+units: []
+"""
+
+
+def test_before_trigger_changes_arguments_and_instead_replaces_on(tmp_path):
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo" / "bus.lore").write_text("""pack demo.bus
+fields game { seen: int = 0, replaced: int = 0, after: int = 0 }
+event poke(amount: int)
+trigger double before poke { amount = amount * 2 }
+trigger swallow instead of poke if amount > 10 { game.replaced += 1 }
+trigger count on poke { game.seen += amount }
+trigger always after poke { game.after += 1 }
+procedure go(n: int) -> bool {
+  let e = emit poke(amount: n)
+  return e.replaced
+}
+""")
+    from hexlore.compiler import compile_packs
+    rules = compile_packs([str(tmp_path / "demo" / "bus.lore")])
+    assert rules.ok, [d.headline() for d in rules.diagnostics]
+    scenario, diags = load_scenario_text(SMALL.format(pack="demo.bus"), str(tmp_path / "s.yaml"))
+    assert scenario, diags
+    game = Game(rules, scenario)
+    assert game.call_procedure("go", [3]) is False
+    assert game.call_procedure("go", [6]) is True
+    assert game.state.game["seen"] == 6 and game.state.game["replaced"] == 1 and game.state.game["after"] == 2
+    assert [e["args"]["amount"] for e in game.log if e["type"] == "event"] == [6, 12]
+
+
+def test_unbounded_event_recursion_stops_with_a_located_error(tmp_path):
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo" / "loop.lore").write_text("""pack demo.loop
+event ping()
+trigger again on ping { emit ping() }
+procedure go() { emit ping() }
+""")
+    from hexlore.compiler import compile_packs
+    rules = compile_packs([str(tmp_path / "demo" / "loop.lore")])
+    assert any(d.code == "W002" for d in rules.diagnostics)
+    scenario, _ = load_scenario_text(SMALL.format(pack="demo.loop"), str(tmp_path / "s.yaml"))
+    game = Game(rules, scenario)
+    with pytest.raises(RuntimeRuleError) as info:
+        game.guarded(game.call_procedure, "go", [])
+    d = info.value.diagnostic
+    assert "deeper than 64" in d.message and d.span.line == 3
+
+
+def test_policies_greedy_follows_prefer_and_first_follows_default(battlelore, ford):
+    from hexlore.runtime.policies import Decision, FirstPolicy, GreedyPolicy, RandomPolicy
+    import random
+    d = Decision("x", None, ["a", "b", "c"], ["a", "b", "c"], [1, 5, 5], 2)
+    assert GreedyPolicy().choose(d) == 1
+    assert FirstPolicy().choose(d) == 2
+    picks = {RandomPolicy(random.Random(s)).choose(d) for s in range(30)}
+    assert picks == {0, 1, 2}
