@@ -69,6 +69,9 @@ def run_test(rules: RuleSet, scenario, test) -> TestOutcome:
                 unit.f[key] = game.convert(value, unit_kind.fields[key].type, problems, ("tests",))
             else:
                 fail(f"given: units have no field '{key}'")
+    for h, here in state.occupants.items():
+        if len(here) > 1:
+            fail(f"given: {len(here)} units on {label(h, state.board)} ({', '.join(u.id for u in here)})")
     for action in test.actions:
         if outcome.failures:
             break
