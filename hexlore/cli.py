@@ -107,6 +107,8 @@ def test_command(paths: tuple[str, ...], verbose: bool) -> None:
             if verbose:
                 for entry in o.log:
                     click.echo("     | " + json.dumps(entry, sort_keys=True))
+    if not outcomes:
+        click.echo("no scenario tests found (scenarios list them under 'tests:')", err=True)
     click.echo(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed or any(d.is_error for d in diagnostics) or not outcomes else 0)
 

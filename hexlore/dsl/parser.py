@@ -621,11 +621,7 @@ def _errors_after(exc: UnexpectedInput, source: Source) -> list[Diagnostic]:
     prefix_lines = text.count("\n", 0, next_line + 1)
     padded = "\n" * prefix_lines + text[next_line + 1:]
     _, more = parse_with_diagnostics(padded, source.path)
-    fixed = []
-    for d in more:
-        # a brace diagnostic found in the padded tail may concern text before the cut
-        fixed.append(d)
-    return [d for d in fixed if d.code not in (UNCLOSED_BRACE, UNMATCHED_BRACE) or not fixed]
+    return more
 
 
 def parse_file(path: str | Path) -> ast.Module:

@@ -134,6 +134,13 @@ class Board:
 
     # -- container protocol -------------------------------------------------
 
+    def __copy__(self) -> "Board":
+        return self
+
+    def __deepcopy__(self, memo) -> "Board":
+        # boards are immutable: snapshots of a game state share them
+        return self
+
     def __contains__(self, h: object) -> bool:
         return isinstance(h, Hex) and h in self.hexes
 
