@@ -307,8 +307,8 @@ def declare(loaded: LoadedPacks) -> RuleSet:
         rules.game = GameSpec(decl.name, decl.title, blocks, settings, origin(file, decl))
     diags.extend(_procedure_cycles(rules, calls))
     rules.diagnostics = diags + lowerer.diagnostics
-    rules._calls = calls  # type: ignore[attr-defined]
-    rules._emits = emits  # type: ignore[attr-defined]
+    rules.calls = calls
+    rules.emits = emits
     return rules
 
 

@@ -69,8 +69,7 @@ class EventTriggerGraph:
 
 
 def build_graph(rules: RuleSet) -> tuple[EventTriggerGraph, list[Diagnostic]]:
-    calls: dict[str, set[str]] = getattr(rules, "_calls", {})
-    emits: dict[str, set[str]] = getattr(rules, "_emits", {})
+    calls, emits = rules.calls, rules.emits
     g = EventTriggerGraph(events=sorted(rules.events), triggers=[t.name for t in rules.triggers],
                           procedures=sorted(rules.procedures),
                           blocks=sorted(rules.game.blocks) if rules.game else [])

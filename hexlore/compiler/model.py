@@ -189,6 +189,9 @@ class RuleSet:
     triggers: list[TriggerSpec] = field(default_factory=list)
     game: GameSpec | None = None
     graph: "object | None" = None  # EventTriggerGraph, set by compile_packs
+    #: per node ("procedure NAME", "trigger NAME", "game BLOCK"): procedures called, events emitted
+    calls: dict[str, set[str]] = field(default_factory=dict)
+    emits: dict[str, set[str]] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property

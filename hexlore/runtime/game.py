@@ -278,7 +278,6 @@ class Game:
         linked = self._procedures.get(name)
         if linked is None:
             spec = self.rules.procedures[name]
-            self._procedures[name] = linked = ([p.name for p in spec.params], None)
             linked = ([p.name for p in spec.params], self.linker.block(spec.body))
             self._procedures[name] = linked
         return linked
