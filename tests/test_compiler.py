@@ -88,6 +88,8 @@ def test_duplicates_and_overrides(tmp_path):
     ("procedure p(u: unit) { p(u) }", "C015"),                    # unbounded recursion
     ("unt wolf { banner: green }", "C003"),                       # unknown kind
     ("unit wolf { move: 2 }", "C013"),                            # required field missing
+    ("trait odd { figures: true }\nunit wolf is odd { banner: green }", "C004"),  # trait value type
+    ("procedure p() { let z = 1 + [2] }", "C004"),               # list joined with a number
 ])
 def test_static_checks(tmp_path, body, code):
     rules = compile_text(tmp_path, f"pack demo.check\nuse battlelore.core\n{body}\n")
@@ -121,3 +123,13 @@ def test_event_cycles_are_reported(tmp_path):
                                    "trigger a on ping { emit pong() }\ntrigger b on pong { emit ping() }\n"
                                    "procedure start() { emit ping() }\n")
     assert any(d.code == "W002" and "ping → pong → ping" in d.message for d in rules.diagnostics)
+
+
+def test_a_pack_found_by_name_must_declare_that_name(tmp_path):
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo" / "base.lore").write_text("pack demo.elsewhere\noption size: int = 3\n")
+    (tmp_path / "demo" / "user.lore").write_text("pack demo.user\nuse demo.base\n")
+    from hexlore.compiler import compile_packs
+    rules = compile_packs([str(tmp_path / "demo" / "user.lore")])
+    [d] = [d for d in rules.diagnostics if d.is_error]
+    assert d.code == "C011" and "declares 'pack demo.elsewhere'" in d.message and d.span.line == 1

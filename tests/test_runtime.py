@@ -146,3 +146,31 @@ def test_policies_greedy_follows_prefer_and_first_follows_default(battlelore, fo
     assert FirstPolicy().choose(d) == 2
     picks = {RandomPolicy(random.Random(s)).choose(d) for s in range(30)}
     assert picks == {0, 1, 2}
+
+
+def test_tag_options_aggregates_and_empty_rolls(tmp_path):
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo" / "misc.lore").write_text("""pack demo.misc
+tag shiny, dull
+die coin { face heads is shiny face tails is dull }
+option wanted: tag = shiny "the face that counts"
+procedure score(n: int) -> int { return count(each f in roll(n, coin) where f is wanted) }
+procedure all_big(xs: list of int) -> bool { return all(each x in xs where x > 2) }
+""")
+    from hexlore.compiler import compile_packs
+    rules = compile_packs([str(tmp_path / "demo" / "misc.lore")])
+    assert rules.ok, [d.headline() for d in rules.diagnostics]
+    text = SMALL.format(pack="demo.misc") + "options: {wanted: dull}\n"
+    scenario, diags = load_scenario_text(text, str(tmp_path / "s.yaml"))
+    assert scenario, diags
+    game = Game(rules, scenario, forced_dice=[["heads", "tails", "tails"]])
+    assert game.call_procedure("score", [0]) == 0          # no dice: no forced roll consumed
+    assert game.call_procedure("score", [3]) == 2          # the option, set by the scenario, counts
+    assert game.call_procedure("all_big", [[3, 4]]) is True
+    assert game.call_procedure("all_big", [[3, 1]]) is False
+    bad = SMALL.format(pack="demo.misc") + "options: {wanted: sparkly}\n"
+    scenario, _ = load_scenario_text(bad, str(tmp_path / "b.yaml"))
+    from hexlore.runtime.game import ScenarioError
+    with pytest.raises(ScenarioError) as info:
+        Game(rules, scenario)
+    assert "no tag or enum value named 'sparkly'" in info.value.diagnostics[0].message

@@ -183,6 +183,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                                                      origin(file, decl), pack)
 
     # ---- pass 2: values and bodies
+    trait_types: dict[tuple[str, str], tuple] = {}
     for decl, pack, file in all_fields:
         kind = rules.kinds.get(decl.name)
         if kind is None:
@@ -220,11 +221,15 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                 if t not in rules.traits:
                     diags.append(error(UNDEFINED_NAME, f"undefined trait '{t}'", file, decl.span,
                                        _guess(t, rules.traits)))
-            values = tuple((p.name, lowerer.expr(ctx, Scope(), p.value)[0]) for p in decl.props)
-            rules.traits[name] = TraitSpec(name, decl.traits, values, rules.traits[name].origin)
+            values = []
+            for p in decl.props:
+                x, t = lowerer.expr(ctx, Scope(), p.value)
+                values.append((p.name, x))
+                trait_types[(name, p.name)] = (t, p.value.span, file, pack)
+            rules.traits[name] = TraitSpec(name, decl.traits, tuple(values), rules.traits[name].origin)
     for name, decl, pack, file in decls_in_order:
         if isinstance(decl, ast.Definition) and name in rules.definitions:
-            rules.definitions[name] = _definition(lowerer, rules, decl, pack, file, diags)
+            rules.definitions[name] = _definition(lowerer, rules, decl, pack, file, diags, trait_types)
     for name, decl, pack, file in decls_in_order:
         if isinstance(decl, ast.FunctionDecl):
             spec = rules.functions[name]
@@ -339,7 +344,7 @@ def _params(lowerer: Lowerer, ctx: Context, params: tuple[ast.Param, ...]) -> tu
 
 
 def _definition(lowerer: Lowerer, rules: RuleSet, decl: ast.Definition, pack: str, file: str,
-                diags: list[Diagnostic]) -> DefinitionSpec:
+                diags: list[Diagnostic], trait_types: dict) -> DefinitionSpec:
     kind = rules.kinds[decl.kind]
     ctx = Context(file, pack, pure=True, what=f"{decl.kind} '{decl.name}'")
     traits: list[str] = []
@@ -366,6 +371,10 @@ def _definition(lowerer: Lowerer, rules: RuleSet, decl: ast.Definition, pack: st
                                    f"'{decl.name}' does not have", trait.origin.file, trait.origin.span,
                                    _guess(fname, kind.fields)))
                 continue
+            if (tname, fname) in trait_types:
+                t, span, tfile, tpack = trait_types[(tname, fname)]
+                tctx = Context(tfile, tpack, pure=True, what=f"trait '{tname}'")
+                lowerer.expect(tctx, kind.fields[fname].type, t, span, f"field '{fname}' of trait '{tname}'")
             values[fname] = value
     for prop in decl.props:
         spec = kind.fields.get(prop.name)

@@ -404,6 +404,10 @@ class Lowerer:
                 self.err(ctx, TYPE_MISMATCH, f"'in' needs a list on its right, not {_show(rt)}", node.right.span)
             return ir.Binary(op, left, right, origin=o), BOOL
         if op == "+" and (lt.name == "list" or rt.name == "list"):
+            for t, span in ((lt, node.left.span), (rt, node.right.span)):
+                if t.name not in ("list", "any"):
+                    self.err(ctx, TYPE_MISMATCH, f"'+' joins two lists; this side is {_show(t)}", span,
+                             "wrap a single item in brackets: [item]")
             return ir.Binary("++", left, right, origin=o), lt if lt.name == "list" else rt
         for side, t, span in (("left", lt, node.left.span), ("right", rt, node.right.span)):
             if not is_numeric(t):

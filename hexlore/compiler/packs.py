@@ -92,7 +92,15 @@ class PackLoader:
                 f"did you mean '{guess}'?" if guess else
                 f"packs are looked up in: {', '.join(str(r) for r in self.roots)}"))
             return []
-        return [self._load_file(f) for f in files]
+        names = [self._load_file(f) for f in files]
+        if len(files) == 1 and files[0].suffix == ".lore" and names[0] != request:
+            module = self._by_name.get(names[0])
+            span = module.pack.span if module is not None and module.pack else Span()
+            self.result.diagnostics.append(error(
+                PACK_NAME_MISMATCH, f"'{_display_path(files[0])}' is looked up as pack '{request}' but "
+                f"declares 'pack {names[0]}'", _display_path(files[0]), span,
+                f"rename the pack to '{request}' or move the file to match '{names[0]}'"))
+        return names
 
     def _load_file(self, path: Path) -> str:
         key = str(path.resolve())

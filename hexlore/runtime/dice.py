@@ -27,7 +27,12 @@ class Roller:
         self.forced.extend(rolls)
 
     def roll(self, count: int, die: DieSpec) -> tuple[list[FaceSpec], bool]:
-        """Roll ``count`` dice; returns the faces and whether they were forced."""
+        """Roll ``count`` dice; returns the faces and whether they were forced.
+
+        Rolling no dice is no roll at all: it consumes no forced result.
+        """
+        if count <= 0:
+            return [], False
         self.rolled += 1
         if self.forced:
             wanted = self.forced.popleft()

@@ -115,14 +115,16 @@ class Game:
             converted = self.convert(value, rules.options[name].type, problems, ("options", name))
             self.options[name] = converted
 
+    def field_defaults(self, kind: str) -> dict:
+        """Fresh default values of a kind's fields (new lists each time: instances never share)."""
+        return {name: self.const(spec.default) if spec.default is not None else
+                ([] if spec.type.name == "list" else None)
+                for name, spec in self.rules.kinds[kind].fields.items()}
+
     def definition_values(self, d: DefinitionSpec) -> dict:
         values = self._def_values.get(d.name)
         if values is None:
-            values = {}
-            kind = self.rules.kinds[d.kind]
-            for fname, spec in kind.fields.items():
-                values[fname] = self.const(spec.default) if spec.default is not None else \
-                    ([] if spec.type.name == "list" else None)
+            values = self.field_defaults(d.kind)
             for fname, x in d.values:
                 values[fname] = self.const(x)
             self._def_values[d.name] = values
@@ -148,6 +150,13 @@ class Game:
             return value
         if name in ("text", "any"):
             return value
+        if name == "tag":
+            sym = rules.symbols.get(str(value))
+            if sym is None:
+                guess = did_you_mean(str(value), rules.symbols)
+                self._problem(problems, f"no tag or enum value named '{value}' in the packs", *path,
+                              hint=f"did you mean '{guess}'?" if guess else None)
+            return sym
         if name.startswith("enum:"):
             sym = rules.symbols.get(str(value))
             if sym is None or sym.group != name[5:]:
@@ -186,15 +195,9 @@ class Game:
         rules, sc, st = self.rules, self.scenario, self.state
         game = rules.game
         st.game.update({"round": 0, "turn": 0, "active": None})
-        for fname, spec in rules.kinds["game"].fields.items():
-            st.game[fname] = self.const(spec.default) if spec.default is not None else \
-                ([] if spec.type.name == "list" else None)
+        st.game.update(self.field_defaults("game"))
         for i, spec in enumerate(sc.sides):
-            fields = {}
-            for fname, fspec in rules.kinds["side"].fields.items():
-                fields[fname] = self.const(fspec.default) if fspec.default is not None else \
-                    ([] if fspec.type.name == "list" else None)
-            st.sides.append(Side(spec.name, spec.edge, i, fields))
+            st.sides.append(Side(spec.name, spec.edge, i, self.field_defaults("side")))
         self.policies: dict[str, Policy] = {
             s.name: make_policy(policies.get(s.name, s.policy), self.seed, s.name) for s in sc.sides}
         for i, spec in enumerate(sc.sides):
@@ -211,10 +214,8 @@ class Game:
             default_terrain = self.const(game.settings["default_terrain"])
         elif rules.definitions_of("terrain"):
             default_terrain = rules.definitions_of("terrain")[0]
-        hex_defaults = {fname: (self.const(spec.default) if spec.default is not None else None)
-                        for fname, spec in rules.kinds["hex"].fields.items()}
         for h in st.board:
-            st.hex_fields[h] = {"terrain": default_terrain, **hex_defaults}
+            st.hex_fields[h] = {"terrain": default_terrain, **self.field_defaults("hex")}
         terrain_paths = getattr(sc, "terrain_paths", {})
         for h, tname in sc.terrain.items():
             d = rules.definitions.get(tname)
@@ -344,6 +345,8 @@ class Game:
 
     # ------------------------------------------------------------ dice, decisions, log
     def roll(self, count: int, die) -> list:
+        if count <= 0:
+            return []
         try:
             faces, forced = self.roller.roll(count, die)
         except ForcedRollError as exc:
@@ -427,6 +430,12 @@ class Game:
         except RecursionError as exc:
             raise RuntimeRuleError(error(RULE_ERROR, "rules nested too deeply", self.scenario.path,
                                          Span())) from exc
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError, ZeroDivisionError) as exc:
+            # the compiler should have caught this; report it rather than crash
+            raise RuntimeRuleError(error(RULE_ERROR, f"rules failed at run time: {exc!r}",
+                                         self.scenario.path, Span(),
+                                         "please report this: the compiler let an ill-typed rule through"))\
+                from exc
 
     def result(self) -> GameResult:
         eliminated: dict[str, list[str]] = {s.name: [] for s in self.state.sides}

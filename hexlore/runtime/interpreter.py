@@ -218,6 +218,16 @@ class Linker:
             return lambda env: sum(_num(v) for v in items(env))
         if func == "any":
             return lambda env: any(items(env)) if mapped else any(True for _ in items(env))
+        if func == "all" and mapped is None and where is not None:
+            # all(each x in L where C): every item satisfies C
+            def every(env):
+                inner = dict(env)
+                for item in source(env):
+                    inner[var] = item
+                    if not where(inner):
+                        return False
+                return True
+            return every
         if func == "all":
             return lambda env: all(items(env))
         if func == "min":
