@@ -141,7 +141,7 @@ def test_installed_hexlore_runs_a_bundled_scenario_from_any_directory(tmp_path):
     probe = subprocess.run([sys.executable, "-c", "import hexlore, sys; print(hexlore.__file__)"],
                            capture_output=True, text=True, cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
     if probe.returncode != 0:
-        pytest.skip("hexlore is not installed in this interpreter (run `pip install .` first)")
+        pytest.skip(reason="hexlore is not installed in this interpreter (run `pip install .` first)")
     out = subprocess.run([sys.executable, "-m", "hexlore", "run", "battlelore/spider_ford", "--seed", "7"],
                          capture_output=True, text=True, cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
