@@ -115,7 +115,8 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
     for s in scenarios:
         loaded = open_scenario(s)
         sources.update(loaded.sources)
-        diagnostics.extend(d for d in loaded.diagnostics if d.file.endswith((".yaml", ".yml")) or not lore)
+        # a scenario's packs may lie outside the checked paths: keep their findings (deduplicated below)
+        diagnostics.extend(loaded.diagnostics)
     unique = {(d.file, d.span, d.code, d.message): d for d in diagnostics}
     return sorted(unique.values(), key=Diagnostic.sort_key), sources
 

@@ -146,3 +146,16 @@ def test_installed_hexlore_runs_a_bundled_scenario_from_any_directory(tmp_path):
                          capture_output=True, text=True, cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
     assert "winner:" in out.stdout
+
+
+def test_check_keeps_findings_of_packs_outside_the_checked_paths(tmp_path):
+    (tmp_path / "packs").mkdir()
+    (tmp_path / "packs" / "broken.lore").write_text("pack broken\nuse battlelore.core\nunit w { banner: bleu }\n")
+    (tmp_path / "other.lore").write_text("pack other\n")
+    scenario = open(FORD, encoding="utf-8").read().replace(
+        "packs: [battlelore.creatures]", "packs: [battlelore.creatures, packs/broken.lore]").split("\ntests:\n")[0]
+    (tmp_path / "s.yaml").write_text(scenario, encoding="utf-8")
+    result = invoke("check", str(tmp_path / "other.lore"), str(tmp_path / "s.yaml"), "--format", "json")
+    assert result.exit_code == 1
+    codes = [d["code"] for d in json.loads(result.output)["diagnostics"]]
+    assert codes == ["C003"]

@@ -72,6 +72,6 @@ def compatible(expected: Type, actual: Type) -> bool:
         return compatible(expected.item, actual.item)
     if expected.name == "int" and actual.name == "face":
         return True  # a numeric face is its value
-    if expected.name == "tag" and actual.name not in ("list",) and actual.name != "int":
-        return actual.name in ("tag",) or actual.name.startswith("enum:")
+    if expected.name == "tag":
+        return actual.name == "tag" or actual.name.startswith("enum:")
     return expected.name == actual.name
