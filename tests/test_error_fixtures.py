@@ -1,0 +1,81 @@
+"""Golden tests: every named fixture under ``tests/fixtures/errors`` yields exactly its diagnostics.
+
+A fixture is ``NAME.lore``, ``NAME.yaml`` or a folder ``NAME/`` (for problems that need several
+files), with ``NAME.expected`` next to it: one line per diagnostic, in the order ``hexlore check``
+prints them, as ``path:line:col: severity[CODE]`` with the path relative to the fixtures folder.
+Lines starting with ``#`` are comments (say what the fixture shows). A designer adding a
+diagnostic adds a fixture; the completeness tests below fail until they do.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from hexlore import api
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "errors"
+DOCS = ROOT / "docs" / "diagnostics.md"
+CODE = re.compile(r'"([PCWNSR]\d{3})"')
+
+
+def _subject(expected: Path) -> Path:
+    for candidate in (expected.with_suffix(".lore"), expected.with_suffix(".yaml"), expected.with_suffix("")):
+        if candidate.exists():
+            return candidate
+    raise AssertionError(f"{expected.name}: no NAME.lore, NAME.yaml or NAME/ next to it")
+
+
+def _expected_lines(expected: Path) -> list[str]:
+    lines = expected.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+def _relative(file: str) -> str:
+    try:
+        return Path(file).resolve().relative_to(FIXTURES).as_posix()
+    except ValueError:
+        return file
+
+
+def _actual_lines(subject: Path) -> list[str]:
+    diagnostics, _ = api.check([str(subject)])
+    return [f"{_relative(d.file)}:{d.span.line}:{d.span.column}: {d.severity.value}[{d.code}]"
+            for d in diagnostics]
+
+
+EXPECTED = sorted(FIXTURES.glob("*.expected"))
+
+
+@pytest.mark.parametrize("expected", EXPECTED, ids=[e.stem for e in EXPECTED])
+def test_fixture_diagnostics_match(expected: Path) -> None:
+    assert _actual_lines(_subject(expected)) == _expected_lines(expected)
+
+
+def test_there_are_enough_fixtures() -> None:
+    assert len(EXPECTED) >= 40
+
+
+def _codes_in_source() -> list[str]:
+    found: set[str] = set()
+    for path in (ROOT / "hexlore").rglob("*.py"):
+        found.update(CODE.findall(path.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+SOURCE_CODES = _codes_in_source()
+
+
+@pytest.mark.parametrize("code", SOURCE_CODES)
+def test_every_code_is_documented(code: str) -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    assert re.search(rf"^### {code}\b", text, re.MULTILINE), f"docs/diagnostics.md has no '### {code}' section"
+
+
+@pytest.mark.parametrize("code", SOURCE_CODES)
+def test_every_code_has_a_fixture(code: str) -> None:
+    covered = {m for e in EXPECTED for m in re.findall(r"\[([A-Z]\d{3})\]", e.read_text(encoding="utf-8"))}
+    assert code in covered, f"no fixture in tests/fixtures/errors expects {code}"
