@@ -10,7 +10,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Callable
 
 from ..compiler.model import FaceSpec, Symbol
-from . import grid
+from . import grid, sight
 from .interpreter import GameOver, RuleError
 from .state import Side, Unit
 
@@ -75,9 +75,49 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         name = section.name if isinstance(section, Symbol) else str(section)
         return name in board.sections(need_hex(h))
 
+    def hex_test(fn, frm):
+        """A pack predicate as a Python one: ``fn(h)``, or ``fn(from, h)`` if it takes two."""
+        if len(game._function(fn)[0]) >= 2:
+            return lambda h: bool(game.call_function(fn, [frm, h]))
+        return lambda h: bool(game.call_function(fn, [h]))
+
+    def hex_number(fn):
+        return lambda h: int(num(game.call_function(fn, [h])))
+
     def line_clear(a, b, blocks):
-        return grid.line_clear(board, need_hex(a), need_hex(b),
-                               lambda h: bool(game.call_function(blocks, [h])))
+        a, b = need_hex(a), need_hex(b)
+        return sight.line_clear(board, a, b, hex_test(blocks, a))
+
+    def ring(h, n):
+        return board.ring(need_hex(h), int(n)) if n >= 0 else []
+
+    def areas(h):
+        return [list(t) for t in board.areas(need_hex(h))]
+
+    def line_heights(a, b, height):
+        level = hex_number(height)
+        return [level(h) for h in sight.line_hexes(board, need_hex(a), need_hex(b))]
+
+    def line_clear_above(a, b, blocks, height):
+        a, b = need_hex(a), need_hex(b)
+        return sight.line_clear_above(board, a, b, hex_test(blocks, a), hex_number(height))
+
+    def paths_clear(a, b, blocks, four_path_rule):
+        a, b = need_hex(a), need_hex(b)
+        return sight.paths_clear(board, a, b, hex_test(blocks, a), bool(four_path_rule))
+
+    def path_length(a, b):
+        n = sight.path_length(board, need_hex(a), need_hex(b))
+        return -1 if n is None else n
+
+    geometry = {
+        "ring": ring, "within": lambda h, n: board.within(need_hex(h), int(n)), "areas": areas,
+        "line_hexes": lambda a, b: sight.line_hexes(board, need_hex(a), need_hex(b)),
+        "line_heights": line_heights, "line_clear_above": line_clear_above,
+        "paths_clear": paths_clear, "path_length": path_length,
+        "in_range": lambda a, b, lo, hi: sight.in_range(board, need_hex(a), need_hex(b), int(lo), int(hi)),
+        "hexes_in_range": lambda h, lo, hi: sight.hexes_in_range(board, need_hex(h), int(lo), int(hi)),
+    }
 
     def reachable(unit, budget, cost, stops):
         u = need_unit(unit)
@@ -173,4 +213,5 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         "friends": friends, "enemies": enemies, "sides": lambda: list(state.sides),
         "opponent": opponent, "move": move, "remove_unit": remove_unit, "begin_turn": begin_turn,
         "win": win, "draw_game": draw_game, "text": text,
+        **geometry,
     }

@@ -1,17 +1,23 @@
-"""Hex-grid geometry for the runtime: coordinates, boards, line of sight, movement.
+"""Hex-grid geometry for the runtime: coordinates, boards, labels, rings, areas, movement.
 
-Everything here is exact. Hex coordinates are integers, line-of-sight geometry is
-done with integers and :class:`fractions.Fraction`, and movement costs are integers,
+Everything here is exact. Hex coordinates are integers and movement costs are integers,
 so two runs of the same game on different machines always agree on what a unit can
-see and where it can go. No floating point is used anywhere in this module.
+see and where it can go. No floating point is used anywhere in this module. Line of
+sight lives in :mod:`hexlore.runtime.sight` (``crossed_hexes`` and ``line_clear`` are
+still importable from here, for older callers).
 
-Conventions
------------
+Conventions (see ``docs/geometry.md`` for drawings)
+--------------------------------------------------
 * Hexes are POINTY-TOP and addressed with axial coordinates ``(q, r)``. Rows are
-  horizontal; ``r`` grows toward the bottom edge of the board.
+  horizontal; ``r`` grows toward the bottom edge of the board; ``q`` grows to the
+  right along a row. The six directions, in the fixed order of :data:`DIRECTIONS`, are
+  east, north-east, north-west, west, south-west, south-east.
 * Offset boards (BattleLore, rectangles, masks) have their top row at ``r = 0`` and
   are labelled like the printed boards: a column letter (index of the hex within its
-  row, from the left) followed by a 1-based row number, e.g. ``"A1"``.
+  row, from the left) followed by a 1-based row number, e.g. ``"A1"``. ``parity``
+  says which rows are pushed half a hex to the right: ``"odd"`` (rows 2, 4, … as
+  printed; BattleLore) or ``"even"`` (rows 1, 3, …). :func:`offset_to_axial` and
+  :func:`axial_to_offset` convert.
 * Hexagon-shaped boards have no natural columns, so their labels are ``"q,r"``.
 """
 
@@ -21,13 +27,17 @@ import heapq
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 from types import MappingProxyType
 
 __all__ = [
     "DIRECTIONS",
     "Hex",
     "Board",
+    "axial_to_offset",
+    "offset_to_axial",
+    "ring",
+    "within",
+    "triangles",
     "crossed_hexes",
     "line_clear",
     "reachable",
@@ -101,6 +111,67 @@ def _row_shift(r: int, parity: str) -> int:
     raise ValueError(f"parity must be 'odd' or 'even', got {parity!r}")
 
 
+def offset_to_axial(column: int, row: int, parity: str = "odd") -> Hex:
+    """The hex at 0-based ``column`` of 0-based ``row`` in an offset layout of ``parity``.
+
+    Column ``i`` counts hexes from the left edge of the row, as players read a printed
+    board; label ``"C2"`` is column 2, row 1.
+    """
+    return Hex(column - _row_shift(row, parity), row)
+
+
+def axial_to_offset(h: Hex, parity: str = "odd") -> tuple[int, int]:
+    """Inverse of :func:`offset_to_axial`: ``(column, row)``, both 0-based."""
+    return h.q + _row_shift(h.r, parity), h.r
+
+
+# ---------------------------------------------------------------------------
+# Rings, discs and triangles (unbounded grid; Board filters them)
+# ---------------------------------------------------------------------------
+
+
+def ring(center: Hex, n: int) -> list[Hex]:
+    """The ``6n`` hexes at distance exactly ``n`` (``[center]`` for ``n == 0``).
+
+    The walk starts at the hex ``n`` steps east of ``center`` and runs counter-clockwise
+    as drawn (east, north-east, north-west, west, south-west, south-east corners), so the
+    order is fixed and every derived result is deterministic.
+    """
+    if n < 0:
+        raise ValueError(f"ring radius must be non-negative, got {n}")
+    if n == 0:
+        return [center]
+    q, r = center.q + n * DIRECTIONS[0][0], center.r + n * DIRECTIONS[0][1]
+    out: list[Hex] = []
+    for k in range(6):
+        dq, dr = DIRECTIONS[(k + 2) % 6]
+        for _ in range(n):
+            out.append(Hex(q, r))
+            q, r = q + dq, r + dr
+    return out
+
+
+def within(center: Hex, n: int) -> list[Hex]:
+    """Hexes at distance ``0..n``, nearest first, then by row and ``q`` (``3n(n+1)+1`` of them)."""
+    if n < 0:
+        return []
+    out = [
+        Hex(center.q + dq, center.r + dr)
+        for dq in range(-n, n + 1)
+        for dr in range(max(-n, -dq - n), min(n, -dq + n) + 1)
+    ]
+    out.sort(key=lambda h: (center.distance(h), h.r, h.q))
+    return out
+
+
+def triangles(center: Hex) -> list[tuple[Hex, Hex, Hex]]:
+    """The six areas ``(center, x, y)`` where ``x`` and ``y`` are adjacent to ``center`` and to
+    each other, i.e. ``x`` and ``y`` are consecutive neighbours; ordered like :data:`DIRECTIONS`
+    (the first pairs the east and north-east neighbours)."""
+    ns = center.neighbours()
+    return [(center, ns[k], ns[(k + 1) % 6]) for k in range(6)]
+
+
 # ---------------------------------------------------------------------------
 # Board
 # ---------------------------------------------------------------------------
@@ -155,6 +226,23 @@ class Board:
         """Adjacent hexes that are on this board, in :data:`DIRECTIONS` order."""
         return [n for n in h.neighbours() if n in self.hexes]
 
+    def ring(self, h: Hex, n: int) -> list[Hex]:
+        """Board hexes at distance exactly ``n`` from ``h``, in :func:`ring` order."""
+        return [x for x in ring(h, n) if x in self.hexes]
+
+    def within(self, h: Hex, n: int) -> list[Hex]:
+        """Board hexes at distance at most ``n`` from ``h``, in :func:`within` order."""
+        return [x for x in within(h, n) if x in self.hexes]
+
+    def areas(self, h: Hex) -> list[tuple[Hex, Hex, Hex]]:
+        """Three-hex areas around a target ``h``: ``h`` plus two hexes adjacent to it and to
+        each other, all on the board, in :func:`triangles` order. An effect whose area is
+        "chosen by the controller" offers exactly this list (empty when ``h`` is off the
+        board or no such pair exists, e.g. on a one-hex-wide strip)."""
+        if h not in self.hexes:
+            return []
+        return [t for t in triangles(h) if t[1] in self.hexes and t[2] in self.hexes]
+
     # -- rows and edges -----------------------------------------------------
 
     @property
@@ -197,8 +285,8 @@ class Board:
             raise ValueError(f"hex {h} is not on this board")
         if self.parity is None:
             return f"{h.q},{h.r}"
-        column = h.q + _row_shift(h.r, self.parity)
-        return f"{_column_letters(column)}{h.r + 1}"
+        column, row = axial_to_offset(h, self.parity)
+        return f"{_column_letters(column)}{row + 1}"
 
     def parse_label(self, text: str) -> Hex:
         """Inverse of :meth:`label`; case-insensitive. Raises ``ValueError`` if invalid."""
@@ -211,8 +299,7 @@ class Board:
         else:
             m = _OFFSET_LABEL.match(text)
             if m:
-                r = int(m.group(2)) - 1
-                h = Hex(_column_index(m.group(1)) - _row_shift(r, self.parity), r)
+                h = offset_to_axial(_column_index(m.group(1)), int(m.group(2)) - 1, self.parity)
                 if h in self.hexes:
                     return h
         raise ValueError(f"no hex {text!r} on this board ({self._label_hint()})")
@@ -295,85 +382,23 @@ class Board:
 
 
 # ---------------------------------------------------------------------------
-# Line of sight
+# Line of sight moved to hexlore.runtime.sight
 # ---------------------------------------------------------------------------
 
-# Interior of the hexagon centred at the origin of the (X, Y) frame, as six open
-# half-planes ``cx*dx + cy*dy < c``, one per edge between consecutive vertices
-# (1,-1), (1,1), (0,2), (-1,1), (-1,-1), (0,-2).
-_HALF_PLANES: tuple[tuple[int, int, int], ...] = (
-    (1, 0, 1),
-    (1, 1, 2),
-    (-1, 1, 2),
-    (-1, 0, 1),
-    (-1, -1, 2),
-    (1, -1, 2),
-)
+_MOVED_TO_SIGHT = ("crossed_hexes", "line_clear")
 
 
-def _centre(h: Hex) -> tuple[int, int]:
-    """Integer image of a hex centre under the affine map (q, r) -> (2q + r, 3r)."""
-    return 2 * h.q + h.r, 3 * h.r
+def __getattr__(name: str):
+    """Keep ``from hexlore.runtime.grid import crossed_hexes, line_clear`` working.
 
-
-def _segment_enters(ax: int, ay: int, bx: int, by: int, h: Hex) -> bool:
-    """True iff the open segment A->B meets the open interior of hexagon ``h``."""
-    cx0, cy0 = _centre(h)
-    dx, dy = bx - ax, by - ay
-    lo, hi = Fraction(0), Fraction(1)
-    for cx, cy, c in _HALF_PLANES:
-        # cx*(ax - cx0 + t*dx) + cy*(ay - cy0 + t*dy) < c   <=>   alpha * t < beta
-        alpha = cx * dx + cy * dy
-        beta = c - cx * (ax - cx0) - cy * (ay - cy0)
-        if alpha == 0:
-            if beta <= 0:
-                return False
-        elif alpha > 0:
-            hi = min(hi, Fraction(beta, alpha))
-        else:
-            lo = max(lo, Fraction(beta, alpha))
-        if lo >= hi:
-            return False
-    return True
-
-
-def crossed_hexes(board: Board, a: Hex, b: Hex) -> list[Hex]:
-    """Board hexes (other than ``a`` and ``b``) whose interior segment a-b passes through.
-
-    Method: map pointy-top hex centres to the integer frame ``X = 2q + r, Y = 3r``.
-    In that frame the hexagon centred at ``(X, Y)`` has integer vertices
-    ``(X+1,Y-1), (X+1,Y+1), (X,Y+2), (X-1,Y+1), (X-1,Y-1), (X,Y-2)``. The map is
-    affine, and affine maps preserve incidence, so a segment meets a hexagon's
-    interior in the frame exactly when it does on the real board. For each candidate
-    we intersect the parametric segment ``A + t(B - A)`` with the six OPEN edge
-    half-planes using Fractions; the hex is crossed iff the resulting open
-    ``t``-interval within ``[0, 1]`` is non-empty. Touching only an edge or a corner
-    therefore does not count, which is what lets a line run "between" two hexes.
-
-    Candidates are the board hexes with ``d(a,h) + d(h,b) <= d(a,b) + 1``; every hex
-    whose interior the segment can reach satisfies this. The result is sorted by
-    distance from ``a``, then by ``(r, q)``, so callers can walk it outward.
+    Resolved lazily because :mod:`.sight` imports this module (an eager import here
+    would be circular whichever module is imported first).
     """
-    if a == b:
-        return []
-    span = a.distance(b)
-    ax, ay = _centre(a)
-    bx, by = _centre(b)
-    found = [
-        h
-        for h in board
-        if h != a
-        and h != b
-        and a.distance(h) + h.distance(b) <= span + 1
-        and _segment_enters(ax, ay, bx, by, h)
-    ]
-    found.sort(key=lambda h: (a.distance(h), h.r, h.q))
-    return found
+    if name in _MOVED_TO_SIGHT:
+        from . import sight
 
-
-def line_clear(board: Board, a: Hex, b: Hex, blocks: Callable[[Hex], bool]) -> bool:
-    """True iff no hex crossed by the segment a-b blocks sight (ends never block)."""
-    return not any(blocks(h) for h in crossed_hexes(board, a, b))
+        return getattr(sight, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ---------------------------------------------------------------------------

@@ -482,6 +482,12 @@ class _Builder:
                 return Board.rectangle(spec["width"], spec["height"], spec.get("parity", "odd"))
             if spec["shape"] == "hexagon":
                 return Board.hexagon(spec["radius"])
+            if spec["shape"] == "mask":
+                board = Board.from_mask(spec["rows"], spec.get("parity", "odd"))
+                if len(board):
+                    return board
+                self.fail("S004", "the mask has no hex", ("board", "rows"),
+                          "draw each hex with a character other than a space or '-', e.g. 'x'")
         except ValueError as exc:  # the schema should prevent this; report, don't crash
             self.fail("S004", str(exc), ("board",))
         return Board.battlelore()

@@ -1,0 +1,450 @@
+"""Line of sight and range: the models a pack chooses from, all exact.
+
+Three models, each a general primitive (what blocks is always the pack's predicate):
+
+* **Centre line** (:func:`line_clear`): the segment from the centre of ``a`` to the
+  centre of ``b`` is blocked by a board hex whose *interior* it crosses and whose
+  predicate says it blocks. Grazing an edge or touching a corner does not count; the
+  end hexes never block.
+* **Shortest paths** (:func:`paths_clear`): clear if ANY shortest path of board hexes
+  from ``a`` to ``b`` has no blocking hex except its last (the path starts with the hex
+  next to ``a``, so ``a`` never blocks either). Optional "four-path rule": at distance
+  4, when exactly four shortest paths exist (the target is one step off a straight
+  line), sight is clear only if one of the two central paths is.
+* **Elevation** (:func:`line_clear_above`): the centre line, where hexes lower than the
+  viewer's hex never block. :func:`line_hexes` gives the hexes the line crosses in
+  order, so a pack can read heights along it (slopes, cliffs, attack bonuses).
+
+Range (:func:`path_length`, :func:`in_range`, :func:`hexes_in_range`) is the length of
+the shortest path of board hexes (0 for the same hex), with an optional minimum.
+
+Why it is exact (no floating-point flakiness)
+---------------------------------------------
+Hex centres are mapped to the integer frame ``X = 2q + r, Y = 3r``: an affine image of
+the real pointy-top layout in which every hexagon has integer vertices
+``(X±1, Y±1), (X, Y±2)``. Affine maps preserve incidence (which point lies in which
+polygon, which segment meets which interior), so tests done in the frame are the tests
+on the real board. The crossing test (:func:`_enters`) is a separating-axis test on the
+hexagon's three edge normals and the segment's normal, with integer dot products and
+strict comparisons only: no division, no rounding, no epsilon. Candidates are found by
+sampling the segment at ``2d + 1`` exact rational points (cube rounding with integer
+arithmetic); a hex the segment crosses is always the hex of a sample or one of its
+neighbours (samples are at most half a hex apart and non-adjacent hexes are a full edge
+apart), so the result equals the whole-board scan of :func:`crossed_hexes_reference`,
+which a test checks.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator
+from fractions import Fraction
+
+from .grid import DIRECTIONS, Board, Hex
+
+__all__ = [
+    "crossed_hexes",
+    "crossed_hexes_reference",
+    "line_hexes",
+    "line_clear",
+    "line_clear_above",
+    "geodesic_layers",
+    "shortest_paths",
+    "central_paths",
+    "paths_clear",
+    "path_length",
+    "in_range",
+    "hexes_in_range",
+]
+
+Blocks = Callable[[Hex], bool]
+
+# ---------------------------------------------------------------------------
+# Centre line
+# ---------------------------------------------------------------------------
+
+
+def _centre(h: Hex) -> tuple[int, int]:
+    """Integer image of a hex centre under the affine map (q, r) -> (2q + r, 3r)."""
+    return 2 * h.q + h.r, 3 * h.r
+
+
+# Hexagon edge normals in the frame and the half-width of the hexagon along each.
+_AXES: tuple[tuple[int, int, int], ...] = ((1, 0, 1), (1, 1, 2), (-1, 1, 2))
+
+
+def _enters(ax: int, ay: int, bx: int, by: int, h: Hex) -> bool:
+    """True iff the open segment A-B meets the open interior of hexagon ``h``.
+
+    Two open convex sets are disjoint iff their projections are disjoint on one of the
+    candidate axes: the hexagon's edge normals and the segment's normal. Touching (a
+    shared corner, a run along an edge) leaves the open projections disjoint, so it
+    does not count as crossing.
+    """
+    cx, cy = 2 * h.q + h.r, 3 * h.r
+    dx, dy = bx - ax, by - ay
+    # segment normal (-dy, dx): the segment projects to one value; the hexagon to an interval
+    reach = max(abs(dx - dy), abs(dx + dy), 2 * abs(dx))
+    if abs(dx * (ay - cy) - dy * (ax - cx)) >= reach:
+        return False
+    for nx, ny, w in _AXES:
+        c = nx * cx + ny * cy
+        pa = nx * ax + ny * ay
+        pb = nx * bx + ny * by
+        lo, hi = (pa, pb) if pa <= pb else (pb, pa)
+        if lo == hi:
+            if abs(lo - c) >= w:
+                return False
+        elif hi <= c - w or lo >= c + w:
+            return False
+    return True
+
+
+def _round_cube(qn: int, rn: int, den: int) -> Hex:
+    """Hex containing the point with fractional axial coordinates ``(qn/den, rn/den)``.
+
+    Cube rounding in integers: round each of q, r, s to the nearest integer, then fix the
+    component that moved most. On a boundary any adjacent hex may come out; callers add
+    neighbours, so ties do not matter.
+    """
+    sn = -qn - rn
+    q = (2 * qn + den) // (2 * den)
+    r = (2 * rn + den) // (2 * den)
+    s = (2 * sn + den) // (2 * den)
+    eq, er, es = abs(q * den - qn), abs(r * den - rn), abs(s * den - sn)
+    if eq > er and eq > es:
+        q = -r - s
+    elif er > es:
+        r = -q - s
+    return Hex(q, r)
+
+
+def _candidates(a: Hex, b: Hex) -> set[Hex]:
+    """Hexes that may be crossed by the centre line a-b: the hex of each of ``2d + 1`` exact
+    sample points along it, and their neighbours."""
+    ax, ay = _centre(a)
+    bx, by = _centre(b)
+    n = 2 * a.distance(b)
+    den = 6 * n
+    out: set[Hex] = set()
+    for i in range(n + 1):
+        # point X = ax + (bx-ax) i/n, Y = ay + (by-ay) i/n; q = (3X - Y)/6, r = Y/3
+        x_n = ax * n + (bx - ax) * i
+        y_n = ay * n + (by - ay) * i
+        h = _round_cube(3 * x_n - y_n, 2 * y_n, den)
+        out.add(h)
+        out.update(h.neighbours())
+    return out
+
+
+def _along(a: Hex, b: Hex) -> Callable[[Hex], int]:
+    """Sort key: position of a hex centre along the direction a->b (Euclidean projection).
+
+    For hexes crossed by the segment this is their order along it: consecutive crossed
+    hexes share an edge whose line is the perpendicular bisector of their centres.
+    """
+    ax, ay = _centre(a)
+    bx, by = _centre(b)
+    dx, dy = bx - ax, by - ay
+
+    def key(h: Hex) -> int:
+        cx, cy = _centre(h)
+        # real x = (sqrt 3 / 2) X, y = Y / 2: the dot product is (3 dX cX + dY cY) / 4
+        return 3 * dx * (cx - ax) + dy * (cy - ay)
+
+    return key
+
+
+def _crossed(board: Board, a: Hex, b: Hex) -> list[Hex]:
+    ax, ay = _centre(a)
+    bx, by = _centre(b)
+    return [h for h in _candidates(a, b)
+            if h != a and h != b and h in board and _enters(ax, ay, bx, by, h)]
+
+
+def crossed_hexes(board: Board, a: Hex, b: Hex) -> list[Hex]:
+    """Board hexes (other than ``a`` and ``b``) whose interior the segment a-b passes through.
+
+    Sorted by distance from ``a``, then by ``(r, q)``, so callers can walk it outward (use
+    :func:`line_hexes` for the exact order along the line). See the module docstring for
+    why the result is exact.
+    """
+    if a == b:
+        return []
+    found = _crossed(board, a, b)
+    found.sort(key=lambda h: (a.distance(h), h.r, h.q))
+    return found
+
+
+def line_hexes(board: Board, a: Hex, b: Hex) -> list[Hex]:
+    """``a``, the board hexes the centre line crosses in order from ``a`` to ``b``, then ``b``.
+
+    ``[a]`` when ``a == b``. Hexes only grazed (edge or corner) are left out: a line that
+    runs along hex edges (directions such as ``(1, 1)``) jumps from one crossed hex to the
+    next two steps away, with the pair it runs between left out of the list.
+    """
+    if a == b:
+        return [a]
+    found = _crossed(board, a, b)
+    found.sort(key=_along(a, b))
+    return [a, *found, b]
+
+
+def line_clear(board: Board, a: Hex, b: Hex, blocks: Blocks) -> bool:
+    """True iff no hex crossed by the segment a-b blocks sight (ends never block)."""
+    return not any(blocks(h) for h in line_hexes(board, a, b)[1:-1])
+
+
+def line_clear_above(board: Board, a: Hex, b: Hex, blocks: Blocks,
+                     height: Callable[[Hex], int]) -> bool:
+    """Centre line where a crossed hex lower than ``a`` never blocks (a viewer on high
+    ground sees over lower hexes). Not symmetric: the low end does not see over them."""
+    base = height(a)
+    return not any(height(h) >= base and blocks(h) for h in line_hexes(board, a, b)[1:-1])
+
+
+# The reference the fast version must equal: the original whole-board scan with Fractions.
+_HALF_PLANES: tuple[tuple[int, int, int], ...] = (
+    (1, 0, 1), (1, 1, 2), (-1, 1, 2), (-1, 0, 1), (-1, -1, 2), (1, -1, 2),
+)
+
+
+def _segment_enters_fraction(ax: int, ay: int, bx: int, by: int, h: Hex) -> bool:
+    """Parametric clipping of ``A + t(B - A)`` by the six open edge half-planes, in Fractions."""
+    cx0, cy0 = _centre(h)
+    dx, dy = bx - ax, by - ay
+    lo, hi = Fraction(0), Fraction(1)
+    for cx, cy, c in _HALF_PLANES:
+        alpha = cx * dx + cy * dy
+        beta = c - cx * (ax - cx0) - cy * (ay - cy0)
+        if alpha == 0:
+            if beta <= 0:
+                return False
+        elif alpha > 0:
+            hi = min(hi, Fraction(beta, alpha))
+        else:
+            lo = max(lo, Fraction(beta, alpha))
+        if lo >= hi:
+            return False
+    return True
+
+
+def crossed_hexes_reference(board: Board, a: Hex, b: Hex) -> list[Hex]:
+    """Slow exact version of :func:`crossed_hexes`: scan the whole board, clip in Fractions.
+
+    Kept so tests and the benchmark can check the fast version against it.
+    """
+    if a == b:
+        return []
+    span = a.distance(b)
+    ax, ay = _centre(a)
+    bx, by = _centre(b)
+    found = [h for h in board
+             if h != a and h != b and a.distance(h) + h.distance(b) <= span + 1
+             and _segment_enters_fraction(ax, ay, bx, by, h)]
+    found.sort(key=lambda h: (a.distance(h), h.r, h.q))
+    return found
+
+
+# ---------------------------------------------------------------------------
+# Shortest paths
+# ---------------------------------------------------------------------------
+
+
+def _split(a: Hex, b: Hex) -> tuple[tuple[int, int], int, tuple[int, int], int]:
+    """Write ``b - a`` as ``n1 * D1 + n2 * D2`` with D1, D2 consecutive directions, n1, n2 >= 0.
+
+    Every shortest path on the open grid is an ordering of those ``n1 + n2`` steps, so
+    there are ``C(n1 + n2, n2)`` of them and their hexes fill a parallelogram.
+    """
+    dq, dr = b.q - a.q, b.r - a.r
+    for k in range(6):
+        (x1, y1), (x2, y2) = DIRECTIONS[k], DIRECTIONS[(k + 1) % 6]
+        det = x1 * y2 - x2 * y1  # consecutive directions: det is +1 or -1
+        n1 = (dq * y2 - x2 * dr) * det
+        n2 = (x1 * dr - dq * y1) * det
+        if n1 >= 0 and n2 >= 0:
+            return (x1, y1), n1, (x2, y2), n2
+    raise AssertionError("unreachable: the six sectors cover the plane")
+
+
+def _open_layers(a: Hex, b: Hex) -> list[list[Hex]]:
+    """Hexes strictly between a and b on shortest paths of the open grid, by distance from a."""
+    (x1, y1), n1, (x2, y2), n2 = _split(a, b)
+    d = n1 + n2
+    layers: list[list[Hex]] = []
+    for k in range(1, d):
+        layer = [Hex(a.q + i * x1 + (k - i) * x2, a.r + i * y1 + (k - i) * y2)
+                 for i in range(max(0, k - n2), min(n1, k) + 1)]
+        layer.sort(key=lambda h: (h.r, h.q))
+        layers.append(layer)
+    return layers
+
+
+def _walk(layers: list[list[Hex]], a: Hex, open_: Callable[[Hex], bool]) -> bool:
+    """Is there a chain a -> layer 1 -> ... -> last layer of adjacent hexes, all ``open_``?
+
+    The last layer is adjacent to b by construction, so this is "some path reaches b".
+    """
+    frontier = {a}
+    for layer in layers:
+        nxt = {h for h in layer if any(n in frontier for n in h.neighbours()) and open_(h)}
+        if not nxt:
+            return False
+        frontier = nxt
+    return True
+
+
+def _bfs(board: Board, start: Hex, limit: int | None = None) -> dict[Hex, int]:
+    """Path length over board hexes from ``start`` to every hex within ``limit`` steps."""
+    dist = {start: 0}
+    queue = deque([start])
+    while queue:
+        h = queue.popleft()
+        d = dist[h]
+        if limit is not None and d >= limit:
+            continue
+        for n in board.neighbours(h):
+            if n not in dist:
+                dist[n] = d + 1
+                queue.append(n)
+    return dist
+
+
+def geodesic_layers(board: Board, a: Hex, b: Hex) -> list[list[Hex]] | None:
+    """Board hexes strictly between ``a`` and ``b`` that lie on a shortest board path, grouped
+    by their distance from ``a`` (layer ``k`` holds the hexes ``k + 1`` steps from ``a``).
+
+    ``[]`` when ``a == b`` or they are adjacent; ``None`` when no path of board hexes joins
+    them. On boards where a straight-as-possible path always exists (BattleLore,
+    rectangles, hexagons) this is the open grid's parallelogram cut to the board; around
+    holes of a mask the shortest board paths are longer, and are found by two searches.
+    """
+    if a not in board or b not in board:
+        return None
+    if a == b:
+        return []
+    layers = [[h for h in layer if h in board] for layer in _open_layers(a, b)]
+    if _walk(layers, a, lambda h: True):
+        return layers
+    da = _bfs(board, a)
+    if b not in da:
+        return None
+    db = _bfs(board, b)
+    length = da[b]
+    out: list[list[Hex]] = [[] for _ in range(length - 1)]
+    for h in board:  # board order: rows, then q
+        if h in db and 0 < da[h] < length and da[h] + db[h] == length:
+            out[da[h] - 1].append(h)
+    return out
+
+
+def shortest_paths(board: Board, a: Hex, b: Hex) -> Iterator[tuple[Hex, ...]]:
+    """Every shortest path of board hexes from ``a`` to ``b``, as the hexes after ``a`` (the
+    last is ``b``). Exponential in the distance: for tests, references and small cases."""
+    layers = geodesic_layers(board, a, b)
+    if layers is None:
+        return
+    sets = [set(layer) for layer in layers] + [{b}]
+
+    def extend(here: Hex, k: int) -> Iterator[tuple[Hex, ...]]:
+        if k == len(sets):
+            yield ()
+            return
+        for n in here.neighbours():
+            if n in sets[k]:
+                for rest in extend(n, k + 1):
+                    yield (n, *rest)
+
+    yield from extend(a, 0)
+
+
+def central_paths(a: Hex, b: Hex) -> tuple[tuple[Hex, ...], tuple[Hex, ...]] | None:
+    """The two central paths of the four-path case, else ``None``.
+
+    At distance 4 a target has 1, 4 or 6 shortest paths on the open grid; exactly four
+    when it is one step off a straight line (three steps one way, one step the next
+    way). Ordering the paths by where the odd step is taken (first, second, third,
+    fourth), the central ones take it second or third. Each path is given as the hexes
+    after ``a``, ending with ``b``. Reversing a and b swaps nothing: the central paths of
+    ``b -> a`` are those of ``a -> b`` reversed.
+    """
+    if a.distance(b) != 4:
+        return None
+    main, n1, odd, n2 = _split(a, b)
+    if n2 == 3:
+        main, odd = odd, main
+    elif n2 != 1:
+        return None
+
+    def path(at: int) -> tuple[Hex, ...]:
+        q, r, out = a.q, a.r, []
+        for k in range(4):
+            dq, dr = odd if k == at else main
+            q, r = q + dq, r + dr
+            out.append(Hex(q, r))
+        return tuple(out)
+
+    return path(1), path(2)
+
+
+def paths_clear(board: Board, a: Hex, b: Hex, blocks: Blocks,
+                four_path_rule: bool = False) -> bool:
+    """Shortest-path line of sight: clear iff some shortest board path from ``a`` to ``b``
+    has no blocking hex but (possibly) its last. ``a == b`` is clear.
+
+    ``blocks`` is asked only about hexes strictly between the ends, at most once each.
+    With ``four_path_rule``, in the four-path case (:func:`central_paths`) sight is clear
+    iff one of the two central paths is clear (a central path leaving the board counts as
+    blocked); the outer paths do not matter there. Symmetric whenever ``blocks`` does not
+    depend on the direction of the look.
+    """
+    layers = geodesic_layers(board, a, b)
+    if layers is None:
+        return False
+    seen: dict[Hex, bool] = {}
+
+    def open_(h: Hex) -> bool:
+        if h not in seen:
+            seen[h] = not blocks(h)
+        return seen[h]
+
+    if four_path_rule and len(layers) == 3:
+        central = central_paths(a, b)
+        if central is not None:
+            return any(all(h in board and open_(h) for h in p[:-1]) for p in central)
+    return _walk(layers, a, open_)
+
+
+# ---------------------------------------------------------------------------
+# Range
+# ---------------------------------------------------------------------------
+
+
+def path_length(board: Board, a: Hex, b: Hex) -> int | None:
+    """Length of the shortest path of board hexes from ``a`` to ``b``, counted from the hex
+    next to ``a`` through ``b`` (0 for the same hex); ``None`` if no such path exists."""
+    layers = geodesic_layers(board, a, b)
+    if layers is None:
+        return None
+    return 0 if a == b else len(layers) + 1
+
+
+def in_range(board: Board, a: Hex, b: Hex, low: int, high: int) -> bool:
+    """Is the path length from ``a`` to ``b`` within ``low..high`` (a minimum range, then a
+    maximum)? Cheap rejection first: a path is never shorter than the grid distance."""
+    if a.distance(b) > high:
+        return False
+    n = path_length(board, a, b)
+    return n is not None and low <= n <= high
+
+
+def hexes_in_range(board: Board, a: Hex, low: int, high: int) -> list[Hex]:
+    """Board hexes whose path length from ``a`` is within ``low..high``; nearest first, then
+    by row and ``q``. Empty when ``a`` is off the board or ``high < low``."""
+    if a not in board or high < max(low, 0):
+        return []
+    dist = _bfs(board, a, high)
+    found = [h for h, d in dist.items() if low <= d <= high]
+    found.sort(key=lambda h: (dist[h], h.r, h.q))
+    return found
