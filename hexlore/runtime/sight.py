@@ -24,14 +24,12 @@ Hex centres are mapped to the integer frame ``X = 2q + r, Y = 3r``: an affine im
 the real pointy-top layout in which every hexagon has integer vertices
 ``(X±1, Y±1), (X, Y±2)``. Affine maps preserve incidence (which point lies in which
 polygon, which segment meets which interior), so tests done in the frame are the tests
-on the real board. The crossing test (:func:`_enters`) is a separating-axis test on the
-hexagon's three edge normals and the segment's normal, with integer dot products and
-strict comparisons only: no division, no rounding, no epsilon. Candidates are found by
-sampling the segment at ``2d + 1`` exact rational points (cube rounding with integer
-arithmetic); a hex the segment crosses is always the hex of a sample or one of its
-neighbours (samples are at most half a hex apart and non-adjacent hexes are a full edge
-apart), so the result equals the whole-board scan of :func:`crossed_hexes_reference`,
-which a test checks.
+on the real board. The crossing test (:func:`_crossed_cells`) is a separating-axis test
+on the hexagon's three edge normals and the segment's normal, with integer dot products
+and strict comparisons only: no rounding, no epsilon. Candidates are, row by row, the
+hexes whose extent overlaps the segment's extent within the row's band (integer floor
+and ceiling divisions), a few per row, never the whole board. The result equals the
+whole-board scan with Fractions of :func:`crossed_hexes_reference`, which tests check.
 """
 
 from __future__ import annotations
@@ -69,76 +67,72 @@ def _centre(h: Hex) -> tuple[int, int]:
     return 2 * h.q + h.r, 3 * h.r
 
 
-# Hexagon edge normals in the frame and the half-width of the hexagon along each.
-_AXES: tuple[tuple[int, int, int], ...] = ((1, 0, 1), (1, 1, 2), (-1, 1, 2))
+def _row_spans(ax: int, ay: int, bx: int, by: int) -> Iterator[tuple[int, int, int]]:
+    """For each row ``r`` the segment can touch, a range ``q_lo..q_hi`` holding every hex of that
+    row whose interior it may cross (a superset: :func:`_enters` decides).
 
-
-def _enters(ax: int, ay: int, bx: int, by: int, h: Hex) -> bool:
-    """True iff the open segment A-B meets the open interior of hexagon ``h``.
-
-    Two open convex sets are disjoint iff their projections are disjoint on one of the
-    candidate axes: the hexagon's edge normals and the segment's normal. Touching (a
-    shared corner, a run along an edge) leaves the open projections disjoint, so it
-    does not count as crossing.
+    The hexagon of row ``r`` spans ``3r - 2 < Y < 3r + 2`` and ``X - 1 < X < X + 1`` around its
+    centre ``X = 2q + r``; the segment's ``X`` over that band of ``Y`` is an interval, computed
+    with integer floor and ceiling divisions.
     """
-    cx, cy = 2 * h.q + h.r, 3 * h.r
+    dy = by - ay
+    dx = bx - ax
+    if dy < 0:
+        ax, ay, bx, by, dx, dy = bx, by, ax, ay, -dx, -dy
+    for r in range(ay // 3, by // 3 + 1):
+        y1, y2 = max(3 * r - 2, ay), min(3 * r + 2, by)
+        # X(Y) = ax + dx (Y - ay) / dy, as numerators over dy
+        n1, n2 = ax * dy + dx * (y1 - ay), ax * dy + dx * (y2 - ay)
+        lo, hi = (n1, n2) if n1 <= n2 else (n2, n1)
+        x_lo, x_hi = lo // dy, -((-hi) // dy)  # floor of the smaller, ceiling of the larger
+        yield r, (x_lo - 1 - r) // 2, (x_hi + 2 - r) // 2
+
+
+def _crossed_cells(a: Hex, b: Hex) -> list[tuple[int, int]]:
+    """``(q, r)`` of every hex (board or not, ends excluded) whose interior the segment a-b
+    crosses. Integers only; Hex objects are made for the few that remain.
+
+    The test is a separating-axis test: two open convex sets are disjoint iff their
+    projections are disjoint on one of the candidate axes, here the hexagon's edge normals
+    ``(1,0), (1,1), (-1,1)`` (half-widths 1, 2, 2) and the segment's normal ``(-dy, dx)``
+    (on which the whole segment projects to one value). Touching a corner or running
+    along an edge leaves the open projections disjoint, so it does not count as crossing.
+    """
+    ax, ay = 2 * a.q + a.r, 3 * a.r
+    bx, by = 2 * b.q + b.r, 3 * b.r
     dx, dy = bx - ax, by - ay
-    # segment normal (-dy, dx): the segment projects to one value; the hexagon to an interval
+    if dy == 0:  # along a row, through the centres of the hexes in between
+        step = 1 if b.q > a.q else -1
+        return [(q, a.r) for q in range(a.q + step, b.q, step)]
     reach = max(abs(dx - dy), abs(dx + dy), 2 * abs(dx))
-    if abs(dx * (ay - cy) - dy * (ax - cx)) >= reach:
-        return False
-    for nx, ny, w in _AXES:
-        c = nx * cx + ny * cy
-        pa = nx * ax + ny * ay
-        pb = nx * bx + ny * by
-        lo, hi = (pa, pb) if pa <= pb else (pb, pa)
-        if lo == hi:
-            if abs(lo - c) >= w:
-                return False
-        elif hi <= c - w or lo >= c + w:
-            return False
-    return True
-
-
-def _round_cube(qn: int, rn: int, den: int) -> Hex:
-    """Hex containing the point with fractional axial coordinates ``(qn/den, rn/den)``.
-
-    Cube rounding in integers: round each of q, r, s to the nearest integer, then fix the
-    component that moved most. On a boundary any adjacent hex may come out; callers add
-    neighbours, so ties do not matter.
-    """
-    sn = -qn - rn
-    q = (2 * qn + den) // (2 * den)
-    r = (2 * rn + den) // (2 * den)
-    s = (2 * sn + den) // (2 * den)
-    eq, er, es = abs(q * den - qn), abs(r * den - rn), abs(s * den - sn)
-    if eq > er and eq > es:
-        q = -r - s
-    elif er > es:
-        r = -q - s
-    return Hex(q, r)
-
-
-def _candidates(a: Hex, b: Hex) -> set[Hex]:
-    """Hexes that may be crossed by the centre line a-b: the hex of each of ``2d + 1`` exact
-    sample points along it, and their neighbours."""
-    ax, ay = _centre(a)
-    bx, by = _centre(b)
-    n = 2 * a.distance(b)
-    den = 6 * n
-    out: set[Hex] = set()
-    for i in range(n + 1):
-        # point X = ax + (bx-ax) i/n, Y = ay + (by-ay) i/n; q = (3X - Y)/6, r = Y/3
-        x_n = ax * n + (bx - ax) * i
-        y_n = ay * n + (by - ay) * i
-        h = _round_cube(3 * x_n - y_n, 2 * y_n, den)
-        out.add(h)
-        out.update(h.neighbours())
+    # projections of the segment on the hexagon's edge normals (1,0), (1,1), (-1,1)
+    p0 = sorted((ax, bx))
+    p1 = sorted((ax + ay, bx + by))
+    p2 = sorted((ay - ax, by - bx))
+    out = []
+    ends = ((a.q, a.r), (b.q, b.r))
+    for r, q_lo, q_hi in _row_spans(ax, ay, bx, by):
+        cy = 3 * r
+        for q in range(q_lo, q_hi + 1):
+            cx = 2 * q + r
+            if abs(dx * (ay - cy) - dy * (ax - cx)) >= reach:
+                continue
+            c = cx  # (the same test holds when a projection is a single point)
+            if p0[1] <= c - 1 or p0[0] >= c + 1:
+                continue
+            c = cx + cy
+            if p1[1] <= c - 2 or p1[0] >= c + 2:
+                continue
+            c = cy - cx
+            if p2[1] <= c - 2 or p2[0] >= c + 2:
+                continue
+            if (q, r) not in ends:
+                out.append((q, r))
     return out
 
 
-def _along(a: Hex, b: Hex) -> Callable[[Hex], int]:
-    """Sort key: position of a hex centre along the direction a->b (Euclidean projection).
+def _along(a: Hex, b: Hex) -> Callable[[tuple[int, int]], int]:
+    """Sort key: position of a hex centre ``(q, r)`` along the direction a->b (Euclidean).
 
     For hexes crossed by the segment this is their order along it: consecutive crossed
     hexes share an edge whose line is the perpendicular bisector of their centres.
@@ -147,19 +141,20 @@ def _along(a: Hex, b: Hex) -> Callable[[Hex], int]:
     bx, by = _centre(b)
     dx, dy = bx - ax, by - ay
 
-    def key(h: Hex) -> int:
-        cx, cy = _centre(h)
+    def key(cell: tuple[int, int]) -> int:
+        q, r = cell
         # real x = (sqrt 3 / 2) X, y = Y / 2: the dot product is (3 dX cX + dY cY) / 4
-        return 3 * dx * (cx - ax) + dy * (cy - ay)
+        return 3 * dx * (2 * q + r - ax) + dy * (3 * r - ay)
 
     return key
 
 
 def _crossed(board: Board, a: Hex, b: Hex) -> list[Hex]:
-    ax, ay = _centre(a)
-    bx, by = _centre(b)
-    return [h for h in _candidates(a, b)
-            if h != a and h != b and h in board and _enters(ax, ay, bx, by, h)]
+    """Crossed board hexes, in order along the line from a to b."""
+    cells = _crossed_cells(a, b)
+    cells.sort(key=_along(a, b))
+    hexes = board.hexes
+    return [h for h in (Hex(q, r) for q, r in cells) if h in hexes]
 
 
 def crossed_hexes(board: Board, a: Hex, b: Hex) -> list[Hex]:
@@ -185,9 +180,7 @@ def line_hexes(board: Board, a: Hex, b: Hex) -> list[Hex]:
     """
     if a == b:
         return [a]
-    found = _crossed(board, a, b)
-    found.sort(key=_along(a, b))
-    return [a, *found, b]
+    return [a, *_crossed(board, a, b), b]
 
 
 def line_clear(board: Board, a: Hex, b: Hex, blocks: Blocks) -> bool:
@@ -295,6 +288,53 @@ def _walk(layers: list[list[Hex]], a: Hex, open_: Callable[[Hex], bool]) -> bool
     return True
 
 
+def _always(h: Hex) -> bool:
+    return True
+
+
+def _cone_search(board: Board, a: Hex, b: Hex, open_: Callable[[Hex], bool]) -> bool:
+    """Is there a path from a to b, each step one nearer b on the grid (so of length
+    ``distance(a, b)``), through board hexes that are ``open_`` (b itself exempt)?
+
+    Depth-first over the parallelogram of :func:`_split`, trying first the step that keeps
+    the path nearest the straight line (a fixed order). Cells from which b cannot be reached
+    are remembered, so each is expanded once: ``O(d)`` when the straightest path is clear,
+    ``O(d^2)`` at worst, never the exponential list of paths.
+    """
+    (x1, y1), n1, (x2, y2), n2 = _split(a, b)
+    if n1 + n2 <= 1:
+        return True
+    hexes = board.hexes
+    dead: set[tuple[int, int]] = set()
+
+    def steps(i: int, j: int) -> list[tuple[int, int]]:
+        one, two = (i + 1, j), (i, j + 1)
+        order = (one, two) if i * n2 <= j * n1 else (two, one)
+        return [c for c in order if c[0] <= n1 and c[1] <= n2]
+
+    stack: list[list] = [[steps(0, 0), 0]]
+    while stack:
+        frame = stack[-1]
+        options, k = frame
+        if k == len(options):
+            stack.pop()
+            continue
+        frame[1] = k + 1
+        cell = options[k]
+        i, j = cell
+        if i == n1 and j == n2:
+            return True
+        if cell in dead:
+            continue
+        h = Hex(a.q + i * x1 + j * x2, a.r + i * y1 + j * y2)
+        if h not in hexes or not open_(h):
+            dead.add(cell)
+            continue
+        dead.add(cell)  # reached once: if a path through it existed, the search would end there
+        stack.append([steps(i, j), 0])
+    return False
+
+
 def _bfs(board: Board, start: Hex, limit: int | None = None) -> dict[Hex, int]:
     """Path length over board hexes from ``start`` to every hex within ``limit`` steps."""
     dist = {start: 0}
@@ -324,9 +364,8 @@ def geodesic_layers(board: Board, a: Hex, b: Hex) -> list[list[Hex]] | None:
         return None
     if a == b:
         return []
-    layers = [[h for h in layer if h in board] for layer in _open_layers(a, b)]
-    if _walk(layers, a, lambda h: True):
-        return layers
+    if _cone_search(board, a, b, _always):
+        return [[h for h in layer if h in board] for layer in _open_layers(a, b)]
     da = _bfs(board, a)
     if b not in da:
         return None
@@ -399,8 +438,7 @@ def paths_clear(board: Board, a: Hex, b: Hex, blocks: Blocks,
     blocked); the outer paths do not matter there. Symmetric whenever ``blocks`` does not
     depend on the direction of the look.
     """
-    layers = geodesic_layers(board, a, b)
-    if layers is None:
+    if a not in board or b not in board:
         return False
     seen: dict[Hex, bool] = {}
 
@@ -409,11 +447,18 @@ def paths_clear(board: Board, a: Hex, b: Hex, blocks: Blocks,
             seen[h] = not blocks(h)
         return seen[h]
 
-    if four_path_rule and len(layers) == 3:
-        central = central_paths(a, b)
-        if central is not None:
-            return any(all(h in board and open_(h) for h in p[:-1]) for p in central)
-    return _walk(layers, a, open_)
+    central = central_paths(a, b) if four_path_rule else None
+    if central is not None:
+        if any(all(h in board and open_(h) for h in p[:-1]) for p in central):
+            return True
+        if _cone_search(board, a, b, _always):
+            return False  # the range is 4 on the board: 405.4 decides
+    if _cone_search(board, a, b, open_):
+        return True
+    if _cone_search(board, a, b, _always):
+        return False  # shortest paths are straight-as-possible ones, and all are blocked
+    layers = geodesic_layers(board, a, b)  # holes: the shortest board paths are longer
+    return layers is not None and _walk(layers, a, open_)
 
 
 # ---------------------------------------------------------------------------
@@ -424,10 +469,11 @@ def paths_clear(board: Board, a: Hex, b: Hex, blocks: Blocks,
 def path_length(board: Board, a: Hex, b: Hex) -> int | None:
     """Length of the shortest path of board hexes from ``a`` to ``b``, counted from the hex
     next to ``a`` through ``b`` (0 for the same hex); ``None`` if no such path exists."""
-    layers = geodesic_layers(board, a, b)
-    if layers is None:
+    if a not in board or b not in board:
         return None
-    return 0 if a == b else len(layers) + 1
+    if _cone_search(board, a, b, _always):
+        return a.distance(b)
+    return _bfs(board, a).get(b)
 
 
 def in_range(board: Board, a: Hex, b: Hex, low: int, high: int) -> bool:
