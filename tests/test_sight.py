@@ -208,3 +208,44 @@ def test_bad_mask_boards_are_diagnosed(board: str, code: str, words: str) -> Non
     scenario, diags = _load(board)
     assert scenario is None
     assert any(d.code == code and words in d.message for d in diags), [d.headline() for d in diags]
+
+
+# ---------------------------------------------------------------------------
+# the built-ins' function parameters
+# ---------------------------------------------------------------------------
+
+ARITY_PACK = """\
+pack arity
+function three(a: hex, b: hex, c: hex) -> bool = false
+function flat(a: hex, b: hex) -> int = 0
+function never(h: hex) -> bool = false
+event seen(v: bool)
+procedure look(a: hex, b: hex) { emit seen(v: line_clear(a, b, three)) }
+procedure climb(a: hex, b: hex) { emit seen(v: line_clear_above(a, b, never, flat)) }
+"""
+
+ARITY_SCENARIO = """\
+hexlore: 1
+name: arity
+packs: [arity]
+board: {shape: hexagon, radius: 3}
+sides: [{name: north, edge: top}, {name: south, edge: bottom}]
+units: []
+tests:
+  - {name: look, do: [{call: look, with: {a: "0,0", b: "3,0"}}], expect: {}}
+  - {name: climb, do: [{call: climb, with: {a: "0,0", b: "3,0"}}], expect: {}}
+"""
+
+
+def test_a_function_argument_with_the_wrong_arity_is_a_located_rule_error(tmp_path) -> None:
+    from conftest import compile_text
+    from hexlore.runtime.testing import run_scenario_tests
+
+    rules = compile_text(tmp_path, ARITY_PACK, "arity.lore")
+    assert rules.ok, [d.headline() for d in rules.diagnostics]
+    scenario, diags = load_scenario_text(ARITY_SCENARIO, "arity.yaml")
+    assert scenario is not None, [d.headline() for d in diags]
+    look, climb = run_scenario_tests(rules, scenario)
+    assert not look.passed and "R001" in look.failures[0] and "'three' takes 3" in look.failures[0]
+    assert "arity.lore:6:" in look.failures[0]
+    assert not climb.passed and "'flat' takes 2" in climb.failures[0]

@@ -75,13 +75,20 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         name = section.name if isinstance(section, Symbol) else str(section)
         return name in board.sections(need_hex(h))
 
+    def arity(fn, allowed, shape):
+        n = len(game._function(fn)[0])
+        if n not in allowed:
+            raise RuleError(f"function '{fn}' takes {n} parameter(s); here it must be {shape}")
+        return n
+
     def hex_test(fn, frm):
         """A pack predicate as a Python one: ``fn(h)``, or ``fn(from, h)`` if it takes two."""
-        if len(game._function(fn)[0]) >= 2:
+        if arity(fn, (1, 2), "(h: hex) or (viewer: hex, h: hex)") == 2:
             return lambda h: bool(game.call_function(fn, [frm, h]))
         return lambda h: bool(game.call_function(fn, [h]))
 
     def hex_number(fn):
+        arity(fn, (1,), "(h: hex) -> int")
         return lambda h: int(num(game.call_function(fn, [h])))
 
     def line_clear(a, b, blocks):
