@@ -86,14 +86,15 @@ def _pack_problems(scenario: Scenario, requests: list[str], roots: list[Path]) -
         if _pack_exists(request, roots):
             continue
         if written.endswith(".lore"):
-            hint = f"no file {request}; paths of .lore files are relative to the scenario"
+            message = f"no pack file '{written}'"
+            hint = f"looked for {request}: paths of .lore files are relative to the scenario"
         else:
             known = PackLoader(roots).known_pack_names() if known is None else known
             guess = did_you_mean(written, known)
+            message = f"no pack named '{written}'"
             hint = f"did you mean '{guess}'?" if guess else \
                 f"packs are looked up in: {', '.join(str(r) for r in roots)}"
-        problems.append(error(UNKNOWN_PACK, f"no pack named '{written}'", scenario.path,
-                              scenario.span_of("packs", i), hint))
+        problems.append(error(UNKNOWN_PACK, message, scenario.path, scenario.span_of("packs", i), hint))
     return problems
 
 

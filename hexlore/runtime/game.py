@@ -270,9 +270,12 @@ class Game:
                               code=UNKNOWN_UNIT_TYPE)
                 continue
             side = st.side(placement.side)
-            if side is None:  # the loader reports it too, with the same words: reported once
-                self._problem(problems, unknown_side_message(placement.id, placement.side), "units", i, "side",
-                              code=UNKNOWN_SIDE)
+            if side is None:
+                lacks = getattr(sc, "lacks_side", None)
+                if lacks is None or lacks(placement.side):  # not a side with errors of its own
+                    # the loader reports it too, in the same words: the two are merged
+                    self._problem(problems, unknown_side_message(placement.id, placement.side), "units", i,
+                                  "side", code=UNKNOWN_SIDE)
                 continue
             if placement.id in st.units:  # a duplicate id (reported by the loader): keep the first
                 continue

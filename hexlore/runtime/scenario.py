@@ -34,6 +34,7 @@ from hexlore.runtime.grid import Board, Hex
 
 __all__ = [
     "Action",
+    "NameSet",
     "Scenario",
     "ScenarioTest",
     "SideSpec",
@@ -138,6 +139,21 @@ class Scenario:
     source: Source
     spans: dict[JsonPath, Span] = field(default_factory=dict, repr=False)
     key_spans: dict[JsonPath, Span] = field(default_factory=dict, repr=False)
+    #: every side name and unit id the file declares, even on items with errors (partial scenarios)
+    side_names: "NameSet | None" = field(default=None, repr=False)
+    unit_ids: "NameSet | None" = field(default=None, repr=False)
+
+    def lacks_side(self, name: str) -> bool:
+        """Is ``name`` certainly not a side of this scenario? (False when errors hide some sides.)"""
+        if self.side_names is None:
+            return all(s.name != name for s in self.sides)
+        return self.side_names.lacks(name)
+
+    def lacks_unit(self, unit_id: str) -> bool:
+        """Is ``unit_id`` certainly not a unit of this scenario? (False when errors hide some units.)"""
+        if self.unit_ids is None:
+            return all(u.id != unit_id for u in self.units)
+        return self.unit_ids.lacks(unit_id)
 
     def span_of(self, *path: Any) -> Span:
         """Span of the YAML node at ``path`` (e.g. ``("units", 0, "hex")``).
@@ -521,7 +537,7 @@ def _and(names: list[str]) -> str:
 
 
 @dataclass
-class _Known:
+class NameSet:
     """Names a section declares; not ``complete`` when a broken item may hide one.
 
     References are checked only against complete sets, so one mistake in ``units:`` does
@@ -633,7 +649,7 @@ class _Builder:
             max_rounds=d.get("max_rounds") if self.clean("max_rounds") else None,
             decisions={k: list(v) for k, v in self.entries("decisions").items()},
             tests=tests, source=source, spans=dict(self.idx.spans),
-            key_spans=dict(self.idx.key_spans),
+            key_spans=dict(self.idx.key_spans), side_names=side_names, unit_ids=unit_ids,
         )
 
     def terrain(self, board: Board | None) -> dict[Hex, str]:
@@ -654,12 +670,12 @@ class _Builder:
                 terrain[h] = name
         return terrain
 
-    def sides(self, board: Board | None) -> tuple[list[SideSpec], _Known]:
+    def sides(self, board: Board | None) -> tuple[list[SideSpec], NameSet]:
         sides: list[SideSpec] = []
-        known = _Known()
+        known = NameSet()
         raw = self.data.get("sides")
         if not self.intact("sides") or not isinstance(raw, list):
-            return sides, _Known(complete=False)
+            return sides, NameSet(complete=False)
         for i, s in enumerate(raw):
             name = s.get("name") if isinstance(s, dict) else None
             if isinstance(name, str) and self.clean("sides", i, "name"):
@@ -693,19 +709,19 @@ class _Builder:
                 continue
             for other_edge, other in owners.items():
                 if board.edge(other_edge) & hexes:
-                    self.fail(NO_OWN_EDGE, f"side {spec.name!r} has no own edge: on this board its edge "
-                              f"{spec.edge!r} is the same row as {other!r}'s edge {other_edge!r}", path,
+                    self.fail(NO_OWN_EDGE, f"side {spec.name!r} has no own edge: on this board, edge "
+                              f"{spec.edge!r} is the same row as edge {other_edge!r} of side {other!r}", path,
                               "the board needs at least two rows")
                     break
             else:
                 owners[spec.edge] = spec.name
 
-    def units(self, board: Board | None, side_names: _Known) -> tuple[list[UnitPlacement], _Known]:
+    def units(self, board: Board | None, side_names: NameSet) -> tuple[list[UnitPlacement], NameSet]:
         units: list[UnitPlacement] = []
-        known = _Known()
+        known = NameSet()
         raw = self.data.get("units")
         if not self.intact("units") or not isinstance(raw, list):
-            return units, _Known(complete=False)
+            return units, NameSet(complete=False)
         occupied: dict[Hex, str] = {}
         for i, u in enumerate(raw):
             uid = u.get("id") if isinstance(u, dict) else None
@@ -733,12 +749,12 @@ class _Builder:
                                        self.span("units", i), index=i))
         return units, known
 
-    def unknown(self, kind: str, name: str, known: _Known, path: JsonPath) -> None:
+    def unknown(self, kind: str, name: str, known: NameSet, path: JsonPath) -> None:
         if known.lacks(name):
             self.fail(UNKNOWN_IN_TEST, f"unknown {kind} {name!r}", path,
                       _guess_hint(name, known.names, f"known {kind}s: "), key=True)
 
-    def test(self, board: Board | None, t: dict, i: int, unit_ids: _Known, side_names: _Known,
+    def test(self, board: Board | None, t: dict, i: int, unit_ids: NameSet, side_names: NameSet,
              starts: dict[str, Hex] | None) -> ScenarioTest:
         base = ("tests", i)
         given: dict = {}
