@@ -59,6 +59,18 @@ class Loaded:
             not any(d.is_error for d in self.diagnostics)
 
 
+def unique_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Sorted by file, line, column; one of each (file, place, code, message), the first found.
+
+    Two stages may find the same problem (the loader and the game set-up both see a unit of
+    an unknown side); the first, the loader's, has the better hint.
+    """
+    unique: dict[tuple, Diagnostic] = {}
+    for d in diagnostics:
+        unique.setdefault((d.file, d.span, d.code, d.message), d)
+    return sorted(unique.values(), key=Diagnostic.sort_key)
+
+
 def search_paths_for(scenario_path: Path) -> list[Path]:
     paths = [scenario_path.parent]
     for parent in scenario_path.resolve().parents:
@@ -174,6 +186,7 @@ def open_scenario(name: str) -> Loaded:
     loaded.diagnostics.extend(rules.diagnostics)
     if rules.ok:
         loaded.diagnostics.extend(check_against_rules(rules, scenario))
+    loaded.diagnostics = unique_diagnostics(loaded.diagnostics)
     return loaded
 
 
@@ -204,8 +217,7 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
         sources.update(loaded.sources)
         # a scenario's packs may lie outside the checked paths: keep their findings (deduplicated below)
         diagnostics.extend(loaded.diagnostics)
-    unique = {(d.file, d.span, d.code, d.message): d for d in diagnostics}
-    return sorted(unique.values(), key=Diagnostic.sort_key), sources
+    return unique_diagnostics(diagnostics), sources
 
 
 def run(name: str, seed: int | None = None, log_file=None, max_rounds: int | None = None,

@@ -175,7 +175,7 @@ def _rule(code: str) -> dict:
         "id": code,
         "name": "".join(w.capitalize() for w in re.findall(r"[A-Za-z0-9]+", short)) or code,
         "shortDescription": {"text": short},
-        "fullDescription": {"text": f"{short} ({family}). The page linked from this rule shows a "
+        "fullDescription": {"text": f"{short}: a {family}. Its section in docs/diagnostics.md shows a "
                                     "failing example, the message and the fix."},
         "helpUri": f"{DOCS_URI}#{anchor}",
         "help": {"text": f"See docs/diagnostics.md, section {code}."},

@@ -233,7 +233,8 @@ class Game:
                 fspec = rules.kinds["side"].fields.get(fname)
                 if fspec is None:
                     self._problem(problems, f"sides have no field '{fname}'", "sides", i, "fields", fname,
-                                  hint=_guess(fname, rules.kinds["side"].fields), code=UNKNOWN_FIELD, key=True)
+                                  hint=_guess(fname, rules.kinds["side"].fields, "side fields: "),
+                                  code=UNKNOWN_FIELD, key=True)
                     continue
                 side.f[fname] = self.convert(value, fspec.type, problems, ("sides", i, "fields", fname))
         default_terrain = None
@@ -292,7 +293,8 @@ class Game:
                 fspec = unit_kind.fields.get(fname)
                 if fspec is None:
                     self._problem(problems, f"units have no field '{fname}'", "units", i, "fields", fname,
-                                  hint=_guess(fname, unit_kind.fields), code=UNKNOWN_FIELD, key=True)
+                                  hint=_guess(fname, unit_kind.fields, "unit fields: "), code=UNKNOWN_FIELD,
+                                  key=True)
                     continue
                 unit.f[fname] = self.convert(value, fspec.type, problems, ("units", i, "fields", fname))
         for fname, cards in (sc.decks or {}).items():
@@ -497,9 +499,12 @@ def _index(spec, position: int) -> int:
     return position if index < 0 else index
 
 
-def _guess(name, pool) -> str | None:
+def _guess(name, pool, listing: str | None = None) -> str | None:
+    """A did-you-mean, else (with ``listing``) the names there are."""
     g = did_you_mean(name, list(pool))
-    return f"did you mean '{g}'?" if g else None
+    if g:
+        return f"did you mean '{g}'?"
+    return listing + ", ".join(sorted(pool)) if listing and pool else None
 
 
 def dump_log(log: list[dict]) -> str:

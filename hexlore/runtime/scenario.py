@@ -680,7 +680,8 @@ class _Builder:
             name = s.get("name") if isinstance(s, dict) else None
             if isinstance(name, str) and self.clean("sides", i, "name"):
                 if name in known.names:
-                    self.fail(DUPLICATE_NAME, f"duplicate side name {name!r}", ("sides", i, "name"))
+                    self.fail(DUPLICATE_NAME, f"duplicate side name {name!r}", ("sides", i, "name"),
+                              "side names must be unique; rename one")
                 known.names.add(name)
             else:
                 known.complete = False
@@ -783,7 +784,7 @@ class _Builder:
         winner = expect.get("winner")
         if winner is not None and side_names.lacks(winner):
             self.fail(UNKNOWN_IN_TEST, f"expected winner {winner!r} is not a side",
-                      base + ("expect", "winner"), _guess_hint(winner, side_names.names))
+                      base + ("expect", "winner"), _guess_hint(winner, side_names.names, "sides are: "))
 
         actions = tuple(Action(a["call"], dict(a.get("with") or {}), self.span(*base, "do", j))
                         for j, a in enumerate(t["do"]))

@@ -178,7 +178,8 @@ class _TestChecker:
                 if key == "hex":
                     continue
                 if key not in unit_fields:
-                    self.fail(UNKNOWN_FIELD, f"units have no field '{key}'", path, _hint(key, unit_fields), key=True)
+                    self.fail(UNKNOWN_FIELD, f"units have no field '{key}'", path,
+                              _hint(key, unit_fields, "unit fields: " + ", ".join(sorted(unit_fields))), key=True)
                 else:
                     self.value(value, unit_fields[key].type, path)
 
@@ -244,7 +245,8 @@ class _TestChecker:
                     if key in special:
                         continue
                     if key not in declared:
+                        listing = f"{kind} fields: " + ", ".join(sorted(declared))
                         self.fail(UNKNOWN_FIELD, f"{owner} have no field '{key}'", path,
-                                  _hint(key, declared), key=True)
+                                  _hint(key, declared, listing), key=True)
                     else:
                         self.value(value, declared[key].type, path)
