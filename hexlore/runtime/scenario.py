@@ -471,7 +471,7 @@ def load_scenario_text(text: str, path: str = "<string>",
     same round. It is ``None`` even then if the board or the ``packs`` list is unusable.
     """
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = _compose(text)
     except yaml.YAMLError as exc:
         return None, [_syntax_error(exc, path)]
     if root is None:
@@ -500,6 +500,23 @@ def load_scenario_text(text: str, path: str = "<string>",
     if any(d.is_error for d in diags) and not (partial and builder.usable):
         return None, _sorted(diags)
     return scenario, _sorted(diags)
+
+
+_LIBYAML_LOADER = getattr(yaml, "CSafeLoader", None)
+
+
+def _compose(text: str) -> yaml.Node | None:
+    """The node tree, with libyaml when PyYAML was built with it (several times faster).
+
+    Both loaders mark lines and columns alike; on an error the pure-Python loader composes
+    again, so messages do not depend on how PyYAML was built.
+    """
+    if _LIBYAML_LOADER is not None:
+        try:
+            return yaml.compose(text, Loader=_LIBYAML_LOADER)
+        except yaml.YAMLError:
+            pass
+    return yaml.compose(text, Loader=yaml.SafeLoader)
 
 
 def _construct(root: yaml.Node) -> Any:
