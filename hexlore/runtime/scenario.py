@@ -687,6 +687,17 @@ class _Builder:
                 terrain[h] = name
         return terrain
 
+    def declare(self, known: NameSet, item: Any, path: JsonPath, what: str) -> str | None:
+        """Record the name of a side or unit (``S005`` if taken); a broken one makes ``known`` incomplete."""
+        name = item.get(path[-1]) if isinstance(item, dict) else None
+        if not isinstance(name, str) or not self.clean(*path):
+            known.complete = False
+            return None
+        if name in known.names:
+            self.fail(DUPLICATE_NAME, f"duplicate {what} {name!r}", path, f"{what}s must be unique; rename one")
+        known.names.add(name)
+        return name
+
     def sides(self, board: Board | None) -> tuple[list[SideSpec], NameSet]:
         sides: list[SideSpec] = []
         known = NameSet()
@@ -694,14 +705,7 @@ class _Builder:
         if not self.intact("sides") or not isinstance(raw, list):
             return sides, NameSet(complete=False)
         for i, s in enumerate(raw):
-            name = s.get("name") if isinstance(s, dict) else None
-            if isinstance(name, str) and self.clean("sides", i, "name"):
-                if name in known.names:
-                    self.fail(DUPLICATE_NAME, f"duplicate side name {name!r}", ("sides", i, "name"),
-                              "side names must be unique; rename one")
-                known.names.add(name)
-            else:
-                known.complete = False
+            self.declare(known, s, ("sides", i, "name"), "side name")
             if self.sound("sides", i, ("name", "edge")):
                 sides.append(SideSpec(s["name"], s["edge"], self.optional(s, ("sides", i), "policy", "random"),
                                       dict(self.optional(s, ("sides", i), "fields", {})),
@@ -742,14 +746,7 @@ class _Builder:
             return units, NameSet(complete=False)
         occupied: dict[Hex, str] = {}
         for i, u in enumerate(raw):
-            uid = u.get("id") if isinstance(u, dict) else None
-            if isinstance(uid, str) and self.clean("units", i, "id"):
-                if uid in known.names:
-                    self.fail(DUPLICATE_NAME, f"duplicate unit id {uid!r}", ("units", i, "id"),
-                              "unit ids must be unique; rename one")
-                known.names.add(uid)
-            else:
-                known.complete = False
+            uid = self.declare(known, u, ("units", i, "id"), "unit id")
             if not self.sound("units", i, ("id", "type", "side", "hex")):
                 continue
             if side_names.lacks(u["side"]):
