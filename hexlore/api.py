@@ -190,6 +190,17 @@ def open_scenario(name: str) -> Loaded:
     return loaded
 
 
+def _walk(folder: Path, pattern: str) -> list[str]:
+    """Files under ``folder``, leaving out hidden ones (``.github/``, ``.pre-commit-config.yaml``,
+    virtual environments) and ``schema`` folders: YAML there is no scenario."""
+    found = []
+    for f in sorted(folder.rglob(pattern)):
+        parts = f.relative_to(folder).parts
+        if not any(p.startswith(".") for p in parts) and "schema" not in parts:
+            found.append(str(f))
+    return found
+
+
 def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
     """Check rule files and scenarios; every problem found, sorted by file, line, column."""
     lore: list[str] = []
@@ -198,8 +209,8 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            lore += [str(f) for f in sorted(path.rglob("*.lore"))]
-            scenarios += [str(f) for f in sorted(path.rglob("*.y*ml")) if "schema" not in f.parts]
+            lore += _walk(path, "*.lore")
+            scenarios += _walk(path, "*.y*ml")
         elif path.suffix == ".lore" and path.is_file():
             lore.append(str(path))
         elif path.suffix in (".yaml", ".yml") and path.is_file():
@@ -239,7 +250,7 @@ def test(paths: list[str]) -> tuple[list[TestOutcome], list[Diagnostic], dict]:
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            files += [str(f) for f in sorted(path.rglob("*.y*ml")) if "schema" not in f.parts]
+            files += _walk(path, "*.y*ml")
         else:
             files.append(p)
     outcomes: list[TestOutcome] = []

@@ -236,3 +236,14 @@ def test_libyaml_and_pure_python_yaml_locate_nodes_alike():
         idx.walk(yaml.compose(text, Loader=getattr(yaml, name)))
         spans.append((idx.spans, idx.key_spans))
     assert spans[0] == spans[1] and len(spans[0][0]) > 300
+
+
+def test_a_folder_walk_skips_hidden_files_and_schema_folders(tmp_path):
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github" / "ci.yml").write_text("on: push\n", encoding="utf-8")
+    (tmp_path / ".pre-commit-config.yaml").write_text("repos: []\n", encoding="utf-8")
+    (tmp_path / "schema").mkdir()
+    (tmp_path / "schema" / "x.yaml").write_text("a: 1\n", encoding="utf-8")
+    (tmp_path / "broken.yaml").write_text("hexlore: 1\n", encoding="utf-8")
+    diagnostics, _ = api.check([str(tmp_path)])
+    assert {Path(d.file).name for d in diagnostics} == {"broken.yaml"}
