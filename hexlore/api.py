@@ -20,7 +20,7 @@ from .runtime.scenario_checks import check_against_rules
 from .runtime.testing import TestOutcome, run_scenario_tests
 
 __all__ = ["Loaded", "open_scenario", "check", "run", "test", "compile_packs", "bundled_scenarios_root",
-           "resolve_scenario", "Game"]
+           "resolve_scenario", "Game", "CompileCache", "COMPILE_CACHE", "unique_diagnostics"]
 
 NO_SUCH_FILE = "S000"
 UNKNOWN_PACK = "S102"
@@ -48,6 +48,12 @@ def resolve_scenario(name: str) -> Path | None:
 
 @dataclass
 class Loaded:
+    """A scenario with its compiled packs and every problem found in them.
+
+    With errors, ``scenario`` may be the partial scenario the checks ran on: use ``ok``, not
+    ``scenario is not None``, to know whether it can be played.
+    """
+
     scenario: Scenario | None
     rules: RuleSet | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
