@@ -45,7 +45,8 @@ def test_the_hook_selects_rules_and_scenarios_but_not_other_yaml():
 def test_the_hook_runs_as_pre_commit_would_call_it():
     # pre-commit appends the staged file names to the entry
     _, *command = shlex.split(_hook()["entry"])
-    clean = [str(ROOT / "rules" / "battlelore" / "core.lore"), str(ROOT / "scenarios" / "battlelore" / "spider_ford.yaml")]
+    clean = [str(ROOT / "rules" / "battlelore" / "core.lore"),
+             str(ROOT / "scenarios" / "battlelore" / "spider_ford.yaml")]
     assert CliRunner().invoke(main, command + clean).exit_code == 0
     broken = str(ROOT / "tests" / "fixtures" / "errors" / "unknown_unit_type.yaml")
     result = CliRunner().invoke(main, command + clean + [broken])

@@ -189,7 +189,8 @@ def _paths(node, path=()):
 
 PATHS = [p for p in _paths(BASE) if p]
 VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 20) | st.sampled_from(["F5", "Z9", "north", "spider", "", "x y", "flag"]),
+    st.none() | st.booleans() | st.integers(-3, 20)
+    | st.sampled_from(["F5", "Z9", "north", "spider", "", "x y", "flag"]),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["hex", "id", "event", "a"]), inner,
                                                                 max_size=3),
     max_leaves=6)
