@@ -1,0 +1,466 @@
+"""Syntax errors: messages a designer can act on, and recovery so one run reports them all.
+
+The parser is driven token by token (Lark's interactive LALR parser). At an error we
+report it, then resynchronise the way yacc does: we skip to a *sync point* — a ``{`` or
+``}`` later on the same line, else the first word of a following line — and pop parser
+states (or close open blocks with virtual ``}``) until that word can be read. A broken
+statement is dropped but its procedure survives; a broken declaration is dropped but the
+declarations after it are parsed. Names mentioned in dropped text are kept
+(``skipped``) so the compiler does not report them as undefined or unused: they are
+consequences of the syntax error, not new mistakes.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from copy import copy
+from dataclasses import dataclass, field
+
+from lark import Lark, Token
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.lexer import PatternStr
+
+from .diagnostics import Diagnostic, Source, Span, did_you_mean, error
+
+# Codes of syntax diagnostics, documented in docs/diagnostics.md.
+UNEXPECTED_TOKEN = "P001"
+UNEXPECTED_CHARACTER = "P002"
+UNCLOSED_BRACE = "P003"
+UNKNOWN_KEYWORD = "P004"
+UNEXPECTED_END = "P005"
+UNMATCHED_BRACE = "P006"
+UNCLOSED_BRACKET = "P007"
+UNCLOSED_STRING = "P008"
+
+#: after this many syntax errors in one file the rest of the file is skipped
+MAX_ERRORS = 50
+#: the most virtual '}' recovery inserts to close open blocks
+MAX_CLOSING = 8
+
+DECLARATION_KEYWORDS = ("pack", "use", "override", "enum", "tag", "die", "kind", "fields",
+                        "trait", "option", "table", "function", "procedure", "event",
+                        "trigger", "game")
+STATEMENT_KEYWORDS = ("let", "if", "else", "for", "each", "repeat", "break", "stop",
+                      "return", "emit", "choose", "ask")
+#: words that may start a line after which parsing can resume
+_SYNC_KEYWORDS = frozenset(DECLARATION_KEYWORDS + ("let", "if", "else", "for", "repeat", "break",
+                                                   "stop", "return", "emit", "face", "faces"))
+_PUNCTUATION = {"LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['",
+                "RSQB": "']'", "NAME": "a name", "INT": "a number", "STRING": "a string",
+                "$END": "end of file", "ASSIGN_OP": "'=', '+=' or '-='", "COMP_OP": "a comparison",
+                "ADD_OP": "'+' or '-'", "MUL_OP": "'*' or '/'"}
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CLOSERS = {"LPAR": "RPAR", "LSQB": "RSQB"}
+
+
+@dataclass
+class ParseOutcome:
+    """The parse tree (None only if nothing could be recovered) and what went wrong."""
+
+    tree: object | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    skipped: set[str] = field(default_factory=set)  # names in text that recovery dropped
+
+
+@functools.cache
+def _terminals(parser: Lark) -> dict[str, str]:
+    """Terminal name -> its literal text, for literal terminals ('let', '{', '->', …)."""
+    return {t.name: t.pattern.value for t in parser.terminals if isinstance(t.pattern, PatternStr)}
+
+
+@functools.cache
+def keyword_terminals(parser: Lark) -> dict[str, str]:
+    """Keyword text -> terminal name ('let' -> 'LET')."""
+    return {text: name for name, text in _terminals(parser).items() if text.isalpha()}
+
+
+def describe_expected(parser: Lark, expected) -> str:
+    literal = _terminals(parser)
+    names = sorted({_PUNCTUATION.get(e) or (f"'{literal[e]}'" if e in literal else e.lower())
+                    for e in expected})
+    if len(names) > 6:
+        names = names[:6] + ["…"]
+    return ", ".join(names)
+
+
+# ---------------------------------------------------------------- the driver
+def parse_recovering(parser: Lark, text: str, path: str) -> ParseOutcome:
+    """Parse ``text``, reporting every syntax error and recovering after each."""
+    source = Source(path, text)
+    outcome = ParseOutcome(None)
+    interactive = parser.parse_interactive(text)
+    state, thread = interactive.parser_state, interactive.lexer_thread
+    last: Token | None = None
+    while True:
+        try:
+            for token in thread.lex(state):
+                state.feed_token(token)
+                last = token
+            end = Token.new_borrow_pos("$END", "", last) if last is not None else Token("$END", "", 0, 1, 1)
+            outcome.tree = state.feed_token(end, True)
+            return outcome
+        except UnexpectedInput as exc:
+            swallowed = _swallowed_keyword(state, text, _error_offset(exc, text))
+            outcome.diagnostics.append(describe(parser, exc, source, state, swallowed))
+            give_up = len(outcome.diagnostics) >= MAX_ERRORS
+            if not _resynchronise(parser, exc, source, state, thread, outcome.skipped, give_up, swallowed):
+                return outcome
+
+
+def _swallowed_keyword(state, text: str, offset: int) -> Token | None:
+    """A declaration keyword, first on the error's line, that the parser read as a name.
+
+    Keywords are reserved only where the grammar expects them, so after an unfinished
+    expression (``= 1 +``) the next line's ``function`` is read as a name and the error only
+    shows a few tokens later. The real problem is just before that keyword.
+    """
+    found: list[Token] = []
+    _tokens_in(state.value_stack, found)
+    for token in reversed(found):
+        if token.start_pos is None or token.start_pos >= offset:
+            continue
+        if text.count("\n", token.start_pos, offset):
+            return None
+        if token.type == "NAME" and str(token) in DECLARATION_KEYWORDS and _first_on_line(text, token.start_pos):
+            return token
+    return None
+
+
+def _tokens_in(value, out: list[Token]) -> None:
+    if isinstance(value, Token):
+        out.append(value)
+    elif hasattr(value, "children"):
+        for child in value.children:
+            _tokens_in(child, out)
+    elif isinstance(value, (list, tuple)):
+        for child in value:
+            _tokens_in(child, out)
+
+
+def _error_offset(exc: UnexpectedInput, text: str) -> int:
+    if isinstance(exc, UnexpectedToken):
+        if exc.token.type == "$END":
+            return len(text)
+        return exc.token.start_pos if exc.token.start_pos is not None else len(text)
+    pos = getattr(exc, "pos_in_stream", None)
+    return len(text) if pos is None else pos
+
+
+def _line_start(text: str, offset: int) -> int:
+    return text.rfind("\n", 0, offset) + 1
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    return text.count("\n", 0, offset) + 1, offset - _line_start(text, offset) + 1
+
+
+def _sync_points(text: str, offset: int, at_error: bool):
+    """Offsets where parsing may resume, in order; the caller stops at the first that works."""
+    if at_error:
+        yield offset
+    end_of_line = text.find("\n", offset)
+    end_of_line = len(text) if end_of_line == -1 else end_of_line
+    i = offset + 1 if at_error or offset < len(text) else offset
+    in_string = False
+    while i < end_of_line:
+        ch = text[i]
+        if in_string:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "#":
+            break
+        elif ch in "{}":
+            yield i
+        i += 1
+    line = end_of_line + 1
+    while line < len(text):
+        nxt = text.find("\n", line)
+        nxt = len(text) if nxt == -1 else nxt
+        stripped = text[line:nxt].lstrip()
+        if stripped and not stripped.startswith("#"):
+            yield line + (len(text[line:nxt]) - len(stripped))
+        line = nxt + 1
+
+
+def _token_at(parser: Lark, text: str, offset: int) -> list[Token]:
+    """The tokens the text at ``offset`` may be read as, if it is a plausible place to resume."""
+    line, column = _position(text, offset)
+
+    def make(kind: str, value: str) -> Token:
+        return Token(kind, value, offset, line, column, line, column + len(value), offset + len(value))
+
+    ch = text[offset]
+    if ch in "{}":
+        return [make("LBRACE" if ch == "{" else "RBRACE", ch)]
+    match = _WORD.match(text, offset)
+    if not match:
+        return []
+    word = match.group()
+    out = []
+    if word in _SYNC_KEYWORDS and word in keyword_terminals(parser):
+        out.append(make(keyword_terminals(parser)[word], word))
+    if word not in _SYNC_KEYWORDS or word in ("face", "faces"):
+        out.append(make("NAME", word))
+    return out
+
+
+def _trial(state, depth: int):
+    conf = copy(state.parse_conf)
+    conf.callbacks = {}
+    return type(state)(conf, state.lexer, list(state.state_stack[:depth]), list(state.value_stack[:depth - 1]))
+
+
+def _feeds(state, depth: int, closing: int, tokens: list[Token]) -> bool:
+    trial = _trial(state, depth)
+    try:
+        for token in tokens[:closing]:
+            trial.feed_token(token)
+        for token in tokens[closing:]:
+            trial.feed_token(token, token.type == "$END")
+    except UnexpectedInput:
+        return False
+    return True
+
+
+def _plan(state, token: Token) -> tuple[int, int] | None:
+    """The deepest stack depth, and fewest virtual '}', at which ``token`` can be read.
+
+    Except for braces and the end of file, resuming must happen where a list of items
+    (statements, properties, declarations) could also end, so a word on the next line is
+    read as a new statement, never as the continuation of a broken expression.
+    """
+    rbrace = Token.new_borrow_pos("RBRACE", "}", token)
+    end = Token.new_borrow_pos("$END", "", token)
+    boundary = token.type not in ("RBRACE", "LBRACE", "$END", "ELSE")
+    for depth in range(len(state.state_stack), 0, -1):
+        for closing in range(MAX_CLOSING + 1):
+            braces = [rbrace] * closing
+            if closing and not _feeds(state, depth, closing, braces):
+                break
+            if not _feeds(state, depth, closing, braces + [token]):
+                continue
+            if boundary and not (_feeds(state, depth, closing, braces + [rbrace])
+                                 or _feeds(state, depth, closing, braces + [end])):
+                continue
+            return depth, closing
+    return None
+
+
+def _names_in(value, out: set[str]) -> None:
+    if isinstance(value, Token):
+        if value.type == "NAME":
+            out.add(str(value))
+    elif hasattr(value, "children"):
+        for child in value.children:
+            _names_in(child, out)
+    elif isinstance(value, (list, tuple)):
+        for child in value:
+            _names_in(child, out)
+
+
+def _resynchronise(parser: Lark, exc: UnexpectedInput, source: Source, state, thread,
+                   skipped: set[str], give_up: bool, swallowed: Token | None = None) -> bool:
+    text = source.text
+    offset = _error_offset(exc, text)
+    token = getattr(exc, "token", None) if isinstance(exc, UnexpectedToken) else None
+    at_error = token is not None and token.type != "$END" and (
+        token.type == "RBRACE" or not text[_line_start(text, offset):offset].strip())
+    if swallowed is not None:
+        offset, at_error = swallowed.start_pos, True
+    choice = None
+    if not give_up and offset < len(text):
+        top = len(state.state_stack)
+        for sync in _sync_points(text, offset, at_error):
+            for candidate in _token_at(parser, text, sync):
+                plan = _plan(state, candidate)
+                if plan is None or (sync == offset and plan == (top, 0)):
+                    continue
+                choice = (sync, candidate, plan)
+                break
+            if choice:
+                break
+    if choice is None:
+        end = Token("$END", "", len(text), *_position(text, len(text)), *_position(text, len(text)), len(text))
+        plan = _plan(state, end)
+        if plan is None:
+            return False
+        choice = (len(text), end, plan)
+    sync, candidate, (depth, closing) = choice
+    _names_in(state.value_stack[depth - 1:], skipped)
+    skipped.update(_WORD.findall(text[offset:sync]))
+    del state.state_stack[depth:]
+    del state.value_stack[depth - 1:]
+    for _ in range(closing):
+        state.feed_token(Token.new_borrow_pos("RBRACE", "}", candidate))
+    counter = thread.state.line_ctr
+    counter.char_pos = sync
+    counter.line, counter.column = _position(text, sync)
+    counter.line_start_pos = _line_start(text, sync)
+    return True
+
+
+# ---------------------------------------------------------------- messages
+_PAIRS = {"RBRACE": "LBRACE", "RPAR": "LPAR", "RSQB": "LSQB"}
+
+
+def _open_tokens(state, kinds: tuple[str, ...]) -> list[Token]:
+    """Opening brackets on the parser's stack that no closing one follows yet."""
+    stack: list[Token] = []
+    for value in state.value_stack:
+        if not isinstance(value, Token):
+            continue
+        if value.type in kinds:
+            stack.append(value)
+        elif _PAIRS.get(value.type) in kinds:
+            for i in range(len(stack) - 1, -1, -1):
+                if stack[i].type == _PAIRS[value.type]:
+                    del stack[i]
+                    break
+    return stack
+
+
+def _indent(text: str, offset: int) -> int:
+    start = _line_start(text, offset)
+    line = text[start:text.find("\n", start) if text.find("\n", start) != -1 else len(text)]
+    return len(line) - len(line.lstrip())
+
+
+def _first_on_line(text: str, offset: int) -> bool:
+    return not text[_line_start(text, offset):offset].strip()
+
+
+def _suspect_brace(text: str, outer: Token, stop: int) -> tuple[int, int]:
+    """The '{' most likely missing its '}': one whose '}' is less indented than its own line.
+
+    Scans from the outermost open brace to the error; falls back to the innermost open one.
+    """
+    stack: list[int] = []
+    i = outer.start_pos
+    in_string = in_comment = False
+    while i < stop:
+        ch = text[i]
+        if in_comment:
+            in_comment = ch != "\n"
+        elif in_string:
+            if ch == "\\":
+                i += 1
+            elif ch in '"\n':
+                in_string = False
+        elif ch == "#":
+            in_comment = True
+        elif ch == '"':
+            in_string = True
+        elif ch == "{":
+            stack.append(i)
+        elif ch == "}" and stack:
+            opened = stack.pop()
+            if _first_on_line(text, i) and _indent(text, i) < _indent(text, opened):
+                return _position(text, opened)
+        i += 1
+    return _position(text, stack[-1] if stack else outer.start_pos)
+
+
+def describe(parser: Lark, exc: UnexpectedInput, source: Source, state,
+             swallowed: Token | None = None) -> Diagnostic:
+    """One diagnostic for a syntax error, with the most specific message we can give."""
+    text = source.text
+    if isinstance(exc, UnexpectedCharacters):
+        return _bad_character(exc, source)
+    assert isinstance(exc, UnexpectedToken)
+    token = exc.token
+    expected = {e for e in exc.expected if not e.startswith("__")} or set(exc.expected)
+    braces = _open_tokens(state, ("LBRACE",))
+    if swallowed is not None:
+        if braces:
+            line, column = _suspect_brace(text, braces[0], swallowed.start_pos)
+            return error(UNCLOSED_BRACE, "this '{' is never closed", source.path, Span.at(line, column),
+                         f"add the missing '}}' before '{swallowed}' on line {swallowed.line}")
+        return error(UNEXPECTED_TOKEN, f"'{swallowed}' starts a new declaration, but the one before it is "
+                     "unfinished", source.path, Span.at(swallowed.line, swallowed.column, len(swallowed)),
+                     "complete the previous declaration: a value, a ')' or a ']' is missing before this line")
+    brackets = [t for t in _open_tokens(state, ("LPAR", "LSQB"))
+                if not braces or t.start_pos > braces[-1].start_pos]
+    at_end = token.type == "$END"
+    if brackets and (at_end or (token.line > brackets[-1].line and _CLOSERS[brackets[-1].type] in expected)):
+        opener = brackets[-1]
+        closer = ")" if opener.type == "LPAR" else "]"
+        return error(UNCLOSED_BRACKET, f"this '{opener}' is never closed", source.path,
+                     Span.at(opener.line, opener.column), f"add the missing '{closer}'")
+    starts_declaration = not at_end and str(token) in DECLARATION_KEYWORDS and _first_on_line(text, token.start_pos)
+    if braces and (at_end or (starts_declaration and "RBRACE" in expected)):
+        line, column = _suspect_brace(text, braces[0], _error_offset(exc, text))
+        return error(UNCLOSED_BRACE, "this '{' is never closed", source.path, Span.at(line, column),
+                     "add the missing '}' at the end of the block")
+    if at_end:
+        line, column = _position(text, len(text.rstrip()))
+        return error(UNEXPECTED_END, "unexpected end of file", source.path, Span.at(line, column),
+                     f"expected {describe_expected(parser, expected)}")
+    if token.type == "RBRACE" and not braces:
+        return error(UNMATCHED_BRACE, "this '}' closes nothing", source.path, Span.at(token.line, token.column),
+                     "remove it, or add the '{' it was meant to close")
+    keyword = _misspelt_keyword(parser, token, expected, text, source.path)
+    if keyword:
+        return keyword
+    span = Span(token.line, token.column, token.end_line or token.line,
+                token.end_column or token.column + len(token))
+    shown = "a string" if token.type == "STRING" else repr(str(token))
+    hint = f"expected {describe_expected(parser, expected)}"
+    if str(token) == "=" and "COMP_OP" in expected:
+        hint = "to compare two values write '=='; a single '=' assigns"
+    elif token.type == "NAME" and "COMMA" in expected and ("RPAR" in expected or "RSQB" in expected):
+        hint = "separate arguments and list items with ','"
+    return error(UNEXPECTED_TOKEN, f"unexpected {shown}", source.path, span, hint)
+
+
+def _bad_character(exc: UnexpectedCharacters, source: Source) -> Diagnostic:
+    text = source.text
+    pos = exc.pos_in_stream
+    char = text[pos] if pos < len(text) else "?"
+    span = Span.at(exc.line, exc.column)
+    if char == '"':
+        return error(UNCLOSED_STRING, "this string is never closed", source.path, span,
+                     "end it with '\"' on the same line (strings cannot span lines)")
+    hints = {"'": "strings use double quotes: \"…\"", ";": "Lore needs no ';': end a statement with a new line",
+             "/": "comments start with '#'" if text[pos:pos + 2] == "//" else "'/' divides two numbers",
+             "&": "write 'and'", "|": "write 'or'", "!": "write 'not', or '!=' for 'not equal'"}
+    return error(UNEXPECTED_CHARACTER, f"unexpected character {char!r}", source.path, span,
+                 hints.get(char, "Lore uses '#' for comments and double quotes for strings"))
+
+
+def _misspelt_keyword(parser: Lark, token: Token, expected: set[str], text: str, path: str) -> Diagnostic | None:
+    """A misspelt keyword (``procedur``, ``triger``, ``lett``, ``onn``) — P004 with a did-you-mean."""
+    keywords = keyword_terminals(parser)
+    known = DECLARATION_KEYWORDS + STATEMENT_KEYWORDS
+    start = _line_start(text, token.start_pos)
+    indent = start + _indent(text, token.start_pos)
+    first = _WORD.match(text, indent)
+    between = text[first.end():token.start_pos] if first and first.end() <= token.start_pos else None
+    if first and first.group() not in keywords and between is not None \
+            and re.fullmatch(r"[ \t]*([A-Za-z_]\w*[ \t]*)?", between):
+        guess = did_you_mean(first.group(), known)
+        if guess:
+            line, column = _position(text, indent)
+            return error(UNKNOWN_KEYWORD, f"unknown keyword '{first.group()}'", path,
+                         Span.at(line, column, len(first.group())), f"did you mean '{guess}'?")
+    if token.type != "NAME":
+        return None
+    word = str(token)
+    pool = [k for k, name in keywords.items() if name in expected] or list(known)
+    guess = did_you_mean(word, pool)
+    if guess and guess != word:
+        return error(UNKNOWN_KEYWORD, f"unknown keyword '{word}'", path,
+                     Span.at(token.line, token.column, len(word)), f"did you mean '{guess}'?")
+    before = text[:token.start_pos].rstrip()
+    previous = re.search(r"[A-Za-z_][A-Za-z0-9_]*$", before)
+    if previous and previous.group() not in keywords:
+        guess = did_you_mean(previous.group(), known)
+        if guess and guess != previous.group():
+            line, column = _position(text, previous.start())
+            return error(UNKNOWN_KEYWORD, f"unknown keyword '{previous.group()}'", path,
+                         Span.at(line, column, len(previous.group())), f"did you mean '{guess}'?")
+    return None
