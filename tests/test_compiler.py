@@ -67,7 +67,10 @@ def test_unknown_pack_gets_a_did_you_mean(tmp_path):
 def test_duplicates_and_overrides(tmp_path):
     dup = compile_text(tmp_path, "pack demo.dup\nuse battlelore.core\noption banners_to_win: int = 3\n")
     [d] = [d for d in dup.diagnostics if d.is_error]
-    assert d.code == "C002" and "override" in d.hint
+    # replacing a used pack's declaration needs 'override' (C012); a clash inside one pack is C002
+    assert d.code == "C012" and "override" in d.hint
+    twice = compile_text(tmp_path, "pack demo.twice\noption x: int = 3\noption x: int = 4\n", "twice.lore")
+    assert [d.code for d in twice.diagnostics if d.is_error] == ["C002"]
     ok = compile_text(tmp_path, "pack demo.mod\nuse battlelore.core\noverride option banners_to_win: int = 3\n",
                       "mod.lore")
     assert ok.ok

@@ -14,16 +14,14 @@ from .lower import BAD_CALL, TYPE_MISMATCH, UNDEFINED_NAME, UNKNOWN_FIELD, Conte
 from .model import (DefinitionSpec, DieSpec, EventSpec, FaceSpec, FieldSpec, FunctionSpec, GameSpec,
                     KindSpec, OptionSpec, ParamSpec, ProcedureSpec, RuleSet, Symbol, TableSpec,
                     TraitSpec, TriggerSpec)
+from .names import BUILTIN_KINDS, DUPLICATE, NameTable
 from .packs import LoadedPacks, pack_name
 from .types import ANY, INT, Type
 
-DUPLICATE = "C002"
-BAD_OVERRIDE = "C012"
 MISSING_FIELD = "C013"
 BAD_GAME = "C014"
 RECURSION = "C015"
 
-BUILTIN_KINDS = ("unit", "side", "hex", "game", "terrain", "card")
 GAME_BLOCKS = ("setup", "round", "end")
 GAME_SETTINGS = {"max_rounds": INT, "default_terrain": Type("terrain")}
 
@@ -31,44 +29,12 @@ GAME_SETTINGS = {"max_rounds": INT, "default_terrain": Type("terrain")}
 def declare(loaded: LoadedPacks) -> RuleSet:
     rules = RuleSet(packs=loaded.pack_names, sources=dict(loaded.sources))
     diags: list[Diagnostic] = []
-    owners: dict[str, str] = {}
-    where: dict[str, tuple[str, Span]] = {}
-    chosen: dict[str, tuple[ast.Decl, str, str]] = {}  # name -> (decl, pack, file)
-    order: list[str] = []
+    table = NameTable(loaded.visible)
+    owners, where, chosen, order, register = table.owners, table.where, table.chosen, table.order, table.register
     fields_decls: list[tuple[ast.FieldsDecl, str, str]] = []
 
     for kind in BUILTIN_KINDS:
         rules.kinds[kind] = KindSpec(kind, {}, True, ir.NOWHERE)
-
-    def register(name: str, decl: ast.Decl, pack: str, file: str, span: Span) -> None:
-        if name in BUILTIN_KINDS and not isinstance(decl, ast.FieldsDecl):
-            diags.append(error(DUPLICATE, f"'{name}' is a built-in kind and cannot be redeclared", file, span,
-                               f"use 'fields {name} {{ … }}' to add fields to it"))
-            return
-        if name in owners:
-            first_file, first_span = where[name]
-            if decl.override:
-                if owners[name] == pack:
-                    diags.append(error(BAD_OVERRIDE, f"'{name}' overrides a declaration of its own pack",
-                                       file, span, "remove 'override' or the earlier declaration"))
-                    return
-                diags.append(Diagnostic(Severity.NOTE, "N001", f"'{name}' from pack '{owners[name]}' is "
-                                        f"overridden by pack '{pack}'", file, span))
-            else:
-                diags.append(error(DUPLICATE, f"'{name}' is already declared at {first_file}:"
-                                   f"{first_span.line}:{first_span.column}", file, span,
-                                   "rename one of them, or write 'override' before the later one "
-                                   "if it is meant to replace the first"))
-                return
-        elif decl.override:
-            diags.append(error(BAD_OVERRIDE, f"'{name}' overrides nothing", file, span,
-                               "remove 'override': no used pack declares this name"))
-        else:
-            order.append(name)
-            # visibility follows the original declaration: an override is seen wherever it was
-            owners[name] = pack
-        where[name] = (file, span)
-        chosen[name] = (decl, pack, file)
 
     for module in loaded.modules:
         pack = pack_name(module)
@@ -79,7 +45,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                 continue
             if isinstance(decl, ast.EnumDecl):
                 for value in decl.values:
-                    register(value, decl, pack, module.path, span)
+                    register(value, decl, pack, module.path, span, value_of=decl)
             if isinstance(decl, ast.DieDecl):
                 for face in decl.faces:
                     if not face.label.isdigit() and face.label not in owners:
@@ -311,7 +277,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                                "add 'round { … }': what happens in one round of play"))
         rules.game = GameSpec(decl.name, decl.title, blocks, settings, origin(file, decl))
     diags.extend(_procedure_cycles(rules, calls))
-    rules.diagnostics = diags + lowerer.diagnostics
+    rules.diagnostics = table.diagnostics + diags + lowerer.diagnostics
     rules.calls = calls
     rules.emits = emits
     return rules
