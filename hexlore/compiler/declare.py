@@ -7,6 +7,8 @@ lowered by :mod:`.lower`.
 
 from __future__ import annotations
 
+import re
+
 from ..dsl import ast
 from ..dsl.diagnostics import Diagnostic, Severity, Span, did_you_mean, error
 from . import ir
@@ -53,7 +55,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                         where[face.label] = (module.path, face.span)
             register(decl.name, decl, pack, module.path, span)
 
-    lowerer = Lowerer(rules, loaded.visible, owners)
+    lowerer = Lowerer(rules, loaded.visible, owners, loaded.skipped)
 
     def ctx_for(pack: str, file: str, **kw) -> Context:
         return Context(file=file, pack=pack, **kw)
@@ -83,7 +85,13 @@ def declare(loaded: LoadedPacks) -> RuleSet:
         ctx = ctx_for(pack, file, pure=True, what="a declaration")
         if isinstance(decl, ast.DieDecl):
             faces = []
+            labels: set[str] = set()
             for face in decl.faces:
+                if face.label in labels:
+                    diags.append(error(DUPLICATE, f"die '{decl.name}' has two faces '{face.label}'", file,
+                                       face.span, "give each face its own name (tags may repeat)"))
+                    continue
+                labels.add(face.label)
                 tags = {face.label} if not face.label.isdigit() else set()
                 for t in face.tags:
                     if t not in rules.symbols:
@@ -178,6 +186,10 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                     diags.append(error(TYPE_MISMATCH, "table keys must be constants", file, key.span))
                     continue
                 lowerer.expect(ctx, spec.key_type, kt, key.span, f"a key of table '{name}'")
+                if any(k == kx.value for k, _ in entries):
+                    diags.append(error(DUPLICATE, f"table '{name}' has two entries for '{kx.value}'", file,
+                                       key.span, "keep one of them"))
+                    continue
                 vx, vt = lowerer.expr(ctx, Scope(), value)
                 lowerer.expect(ctx, spec.value_type, vt, value.span, f"a value of table '{name}'")
                 entries.append((kx.value, vx))
@@ -189,6 +201,10 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                                        _guess(t, rules.traits)))
             values = []
             for p in decl.props:
+                if any(n == p.name for n, _ in values):
+                    diags.append(error(DUPLICATE, f"trait '{name}' sets '{p.name}' twice", file, p.span,
+                                       "keep one of them"))
+                    continue
                 x, t = lowerer.expr(ctx, Scope(), p.value)
                 values.append((p.name, x))
                 trait_types[(name, p.name)] = (t, p.value.span, file, pack)
@@ -229,13 +245,14 @@ def declare(loaded: LoadedPacks) -> RuleSet:
             else:
                 lowerer.check_visible(ctx_for(pack, file), decl.event, decl.event_span)
                 scope.names.update({p.name: p.type for p in event.params})
-            gctx = ctx_for(pack, file, pure=True, what=f"the guard of trigger '{decl.name}'")
+            gctx = ctx_for(pack, file, pure=True, what=f"the guard of trigger '{decl.name}'",
+                           event=decl.event, trigger=decl.name)
             guard = None
             if decl.guard is not None:
                 guard, gt = lowerer.expr(gctx, scope, decl.guard)
                 lowerer.expect(gctx, Type("bool"), gt, decl.guard.span, "a trigger guard")
             optional_by = lowerer.expr(gctx, scope, decl.optional_by)[0] if decl.optional_by else None
-            ctx = ctx_for(pack, file, what=f"trigger '{decl.name}'")
+            ctx = ctx_for(pack, file, what=f"trigger '{decl.name}'", event=decl.event, trigger=decl.name)
             body = lowerer.block(ctx, scope, decl.body)
             rules.triggers.append(TriggerSpec(
                 decl.name, decl.timing, decl.event, guard, optional_by, decl.priority, body,
@@ -253,6 +270,10 @@ def declare(loaded: LoadedPacks) -> RuleSet:
         decl, pack, file = games[0]
         blocks = {}
         for bname, block in decl.blocks:
+            if bname in blocks:
+                diags.append(error(DUPLICATE, f"game '{decl.name}' has two '{bname}' blocks", file, block.span,
+                                   "merge them into one"))
+                continue
             if bname not in GAME_BLOCKS:
                 diags.append(error(BAD_GAME, f"unknown game block '{bname}'", file, block.span,
                                    _guess(bname, GAME_BLOCKS) or f"blocks are {', '.join(GAME_BLOCKS)}"))
@@ -263,6 +284,10 @@ def declare(loaded: LoadedPacks) -> RuleSet:
             emits["game " + bname] = ctx.emits
         settings = {}
         for prop in decl.settings:
+            if prop.name in settings:
+                diags.append(error(DUPLICATE, f"game '{decl.name}' sets '{prop.name}' twice", file, prop.span,
+                                   "keep one of them"))
+                continue
             if prop.name not in GAME_SETTINGS:
                 diags.append(error(BAD_GAME, f"unknown game setting '{prop.name}'", file, prop.span,
                                    _guess(prop.name, GAME_SETTINGS) or
@@ -277,6 +302,8 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                                "add 'round { … }': what happens in one round of play"))
         rules.game = GameSpec(decl.name, decl.title, blocks, settings, origin(file, decl))
     diags.extend(_procedure_cycles(rules, calls))
+    # names in text dropped after a syntax error are consequences of it, not new mistakes
+    diags = [d for d in diags if not (d.code == UNDEFINED_NAME and _quoted(d.message) in loaded.skipped)]
     rules.diagnostics = table.diagnostics + diags + lowerer.diagnostics
     rules.calls = calls
     rules.emits = emits
@@ -285,6 +312,11 @@ def declare(loaded: LoadedPacks) -> RuleSet:
 
 _DECL_WORDS = ("enum", "tag", "die", "kind", "fields", "trait", "option", "table", "function",
                "procedure", "event", "trigger", "game")
+
+
+def _quoted(message: str) -> str | None:
+    match = re.search(r"'([A-Za-z_][A-Za-z0-9_]*)'", message)
+    return match.group(1) if match else None
 
 
 def _guess(name, pool) -> str | None:
@@ -342,7 +374,13 @@ def _definition(lowerer: Lowerer, rules: RuleSet, decl: ast.Definition, pack: st
                 tctx = Context(tfile, tpack, pure=True, what=f"trait '{tname}'")
                 lowerer.expect(tctx, kind.fields[fname].type, t, span, f"field '{fname}' of trait '{tname}'")
             values[fname] = value
+    seen: set[str] = set()
     for prop in decl.props:
+        if prop.name in seen:
+            diags.append(error(DUPLICATE, f"{decl.kind} '{decl.name}' sets '{prop.name}' twice", file, prop.span,
+                               "keep one of them"))
+            continue
+        seen.add(prop.name)
         spec = kind.fields.get(prop.name)
         value, t = lowerer.expr(ctx, Scope(), prop.value)
         if spec is None:
