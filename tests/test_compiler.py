@@ -125,7 +125,9 @@ def test_event_cycles_are_reported(tmp_path):
     rules = compile_text(tmp_path, "pack demo.loop\nevent ping()\nevent pong()\n"
                                    "trigger a on ping { emit pong() }\ntrigger b on pong { emit ping() }\n"
                                    "procedure start() { emit ping() }\n")
-    assert any(d.code == "W002" and "ping → pong → ping" in d.message for d in rules.diagnostics)
+    # nothing can stop this cycle: an error naming the triggers in order (was a W002 warning)
+    assert any(d.code == "C016" and "'a' emits 'pong' → 'b' emits 'ping' → 'a'" in d.message
+               for d in rules.diagnostics)
 
 
 def test_a_pack_found_by_name_must_declare_that_name(tmp_path):

@@ -26,7 +26,7 @@ def compile_packs(requests: list[str], search_paths: list[Path] | None = None) -
     """
     loaded = load_packs(requests, search_paths)
     rules = declare(loaded)
-    graph, graph_diags = build_graph(rules)
+    graph, graph_diags = build_graph(rules, loaded.skipped)
     rules.graph = graph
     rules.diagnostics = sorted(loaded.diagnostics + rules.diagnostics + graph_diags,
                                key=Diagnostic.sort_key)

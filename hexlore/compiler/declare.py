@@ -125,7 +125,8 @@ def declare(loaded: LoadedPacks) -> RuleSet:
     for name, decl, pack, file in decls_in_order:
         ctx = ctx_for(pack, file)
         if isinstance(decl, ast.EventDecl):
-            rules.events[name] = EventSpec(name, _params(lowerer, ctx, decl.params), origin(file, decl), pack)
+            rules.events[name] = EventSpec(name, _params(lowerer, ctx, decl.params), origin(file, decl), pack,
+                                           decl.doc)
         elif isinstance(decl, ast.FunctionDecl):
             rules.functions[name] = FunctionSpec(name, _params(lowerer, ctx, decl.params),
                                                  lowerer.resolve_type(ctx, decl.returns), ir.Const(None),

@@ -497,7 +497,7 @@ class Lowerer:
             if other:
                 self.err(ctx, TYPE_MISMATCH, f"'{name}' is {other}, not a trait or definition", node.right.span,
                          "'is' on a unit or definition tests its traits and type; compare a field with '==' "
-                         "(e.g. u.banner == green)")
+                         "(e.g. u.mood == calm)")
             elif name not in self.skipped:
                 guess = did_you_mean(name, list(self.rules.traits) + list(self.rules.definitions))
                 self.err(ctx, UNDEFINED_NAME, f"undefined trait or definition '{name}'", node.right.span,

@@ -317,6 +317,8 @@ class ProcedureDecl(Decl):
 @dataclass(frozen=True, slots=True)
 class EventDecl(Decl):
     params: tuple[Param, ...]
+    #: a described event is public: meant for the event log, scenario tests and other packs
+    doc: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -214,8 +214,9 @@ class _Builder(Transformer):
     def returns(self, meta, type_):
         return type_
 
-    def event_decl(self, meta, name, params):
-        return ast.EventDecl(str(name), params or (), span=_span(meta), name_span=_span(name))
+    def event_decl(self, meta, name, params, doc):
+        return ast.EventDecl(str(name), params or (), _unquote(doc) if doc else None, span=_span(meta),
+                             name_span=_span(name))
 
     def trigger_decl(self, meta, name, timing, event, guard, *rest):
         *options, body = rest
