@@ -1,0 +1,126 @@
+"""Declarations nothing uses, and events nobody listens to.
+
+Both checks look at every pack compiled together, so a declaration used only by another
+pack counts as used when the two are checked together. What scenarios name is not seen
+here, so the checks leave alone what scenarios use: definitions (unit types, terrains,
+cards and the things of user kinds) and fields are never reported; an event that exists
+for the event log, scenario tests or other packs says so with a description.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..dsl import ast
+from ..dsl.diagnostics import Diagnostic, warning
+from .model import RuleSet
+from .packs import LoadedPacks
+
+UNHEARD_EVENT = "W003"
+UNUSED = "W004"
+
+
+def _references(node, out: set[str]) -> None:
+    """Every name a piece of syntax mentions as a declaration: values, calls, types, traits…"""
+    if isinstance(node, ast.Node):
+        if isinstance(node, ast.Name):
+            out.add(node.name)
+        elif isinstance(node, ast.Call):
+            out.add(node.func)
+        elif isinstance(node, ast.Emit):
+            out.add(node.event)
+        elif isinstance(node, ast.TypeRef):
+            out.add(node.name)
+        elif isinstance(node, ast.Definition):
+            out.add(node.kind)
+            out.update(node.traits)
+        elif isinstance(node, ast.TraitDecl):
+            out.update(node.traits)
+        elif isinstance(node, ast.FaceDecl):
+            out.update(node.tags)
+        elif isinstance(node, ast.TriggerDecl):
+            out.add(node.event)
+        elif isinstance(node, ast.FieldsDecl):
+            out.add(node.name)
+        for f in dataclasses.fields(node):
+            _references(getattr(node, f.name), out)
+    elif isinstance(node, (tuple, list)):
+        for item in node:
+            _references(item, out)
+
+
+def _what(decl: ast.Decl, rules: RuleSet) -> tuple[str, str] | None:
+    """(message, hint) for a declaration nobody uses, or None if it is not checked."""
+    name = decl.name
+    later = "; if another pack uses it, check them together"
+    if isinstance(decl, ast.FunctionDecl):
+        return (f"function '{name}' is never used", "call it from a rule, or remove it" + later)
+    if isinstance(decl, ast.ProcedureDecl) and rules.game is not None:
+        return (f"procedure '{name}' is never called, so it never runs in a game",
+                "call it from the game, a trigger or another procedure, or remove it (scenario tests "
+                "that call it do not count)" + later)
+    if isinstance(decl, ast.OptionDecl):
+        return (f"option '{name}' is never read by any rule, so changing it changes nothing",
+                "read it in a rule, or remove it" + later)
+    if isinstance(decl, ast.TableDecl):
+        return (f"table '{name}' is never read", f"read it with {name}[key], or remove it" + later)
+    if isinstance(decl, ast.EnumDecl):
+        return (f"enum '{name}' is never used: neither the type nor its values appear in any rule",
+                "use it, or remove it" + later)
+    if isinstance(decl, ast.TagDecl):
+        return (f"tag '{name}' is never used", "put it on a face ('face x is " + name + "') and test it, "
+                "or remove it" + later)
+    if isinstance(decl, ast.DieDecl):
+        return (f"die '{name}' is never rolled or named by any rule", f"roll it with roll(N, {name}), "
+                "or remove it" + later)
+    if isinstance(decl, ast.TraitDecl):
+        return (f"trait '{name}' is never given to a definition or tested with 'is'",
+                f"write 'is {name}' on a definition, or remove it" + later)
+    if isinstance(decl, ast.KindDecl):
+        return (f"kind '{name}' has no definitions and is never used as a type",
+                f"define one ('{name} NAME {{ … }}'), or remove it" + later)
+    if isinstance(decl, ast.EventDecl):
+        return (f"event '{name}' is never emitted and no trigger listens to it",
+                f"emit it ('emit {name}(…)') where it happens, or remove it" + later)
+    return None
+
+
+def check_usage(loaded: LoadedPacks, rules: RuleSet) -> list[Diagnostic]:
+    """W004 (unused declarations) and W003 (events emitted that no trigger listens to)."""
+    used_by: dict[int, set[str]] = {}
+    for module in loaded.modules:
+        for decl in module.decls:
+            refs: set[str] = set()
+            _references(decl, refs)
+            used_by[id(decl)] = refs
+    diags: list[Diagnostic] = []
+    for module in loaded.modules:
+        for decl in module.decls:
+            what = _what(decl, rules)
+            if what is None:
+                continue
+            names = {decl.name} | (set(decl.values) if isinstance(decl, ast.EnumDecl) else set())
+            if names & loaded.skipped:
+                continue
+            if any(names & refs for key, refs in used_by.items() if key != id(decl)):
+                continue
+            span = decl.name_span if decl.name_span.line else decl.span
+            diags.append(warning(UNUSED, what[0], module.path, span, what[1]))
+    return diags + _unheard(rules, loaded.skipped)
+
+
+def _unheard(rules: RuleSet, skipped) -> list[Diagnostic]:
+    heard = {t.event for t in rules.triggers}
+    emitters: dict[str, list[str]] = {}
+    for key, events in sorted(rules.emits.items()):
+        for event in events:
+            emitters.setdefault(event, []).append(key)
+    out = []
+    for name, spec in sorted(rules.events.items()):
+        if name in heard or name not in emitters or spec.doc is not None or name in skipped:
+            continue
+        out.append(warning(UNHEARD_EVENT, f"event '{name}' is emitted (by {', '.join(emitters[name][:3])}) but "
+                           "no trigger listens to it", spec.origin.file, spec.origin.span,
+                           f"add a trigger ('trigger NAME on {name} {{ … }}'), or, if it is meant for the event "
+                           f"log, scenario tests or other packs, describe it: event {name}(…) \"what it records\""))
+    return out
