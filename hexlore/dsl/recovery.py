@@ -17,7 +17,7 @@ import re
 from copy import copy
 from dataclasses import dataclass, field
 
-from lark import Lark, Token
+from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.lexer import PatternStr
 
@@ -51,6 +51,9 @@ _PUNCTUATION = {"LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('", "RPAR": "')'", 
                 "$END": "end of file", "ASSIGN_OP": "'=', '+=' or '-='", "COMP_OP": "a comparison",
                 "ADD_OP": "'+' or '-'", "MUL_OP": "'*' or '/'"}
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_LIST = re.compile(r"__\w+_star_\d+$")  # Lark's accumulator of an 'item*' list
+#: a resync point must let the parser read this many tokens after it without a new error
+LOOKAHEAD = 3
 _CLOSERS = {"LPAR": "RPAR", "LSQB": "RSQB"}
 
 
@@ -227,28 +230,87 @@ def _feeds(state, depth: int, closing: int, tokens: list[Token]) -> bool:
     return True
 
 
+def _boundaries(state) -> list[int]:
+    """Stack depths just after a '{' or a completed list of items, deepest first.
+
+    Popping to one of them drops the whole statement (or declaration) the error is in.
+    """
+    out = []
+    for depth in range(len(state.state_stack), 1, -1):
+        value = state.value_stack[depth - 2]
+        if (isinstance(value, Token) and value.type == "LBRACE") or \
+                (isinstance(value, Tree) and _LIST.match(str(value.data))):
+            out.append(depth)
+    return out + [1]
+
+
 def _plan(state, token: Token) -> tuple[int, int] | None:
     """The deepest stack depth, and fewest virtual '}', at which ``token`` can be read.
 
-    Except for braces and the end of file, resuming must happen where a list of items
-    (statements, properties, declarations) could also end, so a word on the next line is
-    read as a new statement, never as the continuation of a broken expression.
+    A word (the start of a statement or declaration) is only read at a boundary — after a
+    '{' or a complete item, where the list could also end — so the statement the error is
+    in is dropped whole and a word on the next line is never read as the rest of a broken
+    expression. Braces and the end of file keep as much as they can.
     """
     rbrace = Token.new_borrow_pos("RBRACE", "}", token)
     end = Token.new_borrow_pos("$END", "", token)
-    boundary = token.type not in ("RBRACE", "LBRACE", "$END", "ELSE")
-    for depth in range(len(state.state_stack), 0, -1):
+    word = token.type not in ("RBRACE", "LBRACE", "$END", "ELSE")
+    depths = _boundaries(state) if word else range(len(state.state_stack), 0, -1)
+    for depth in depths:
         for closing in range(MAX_CLOSING + 1):
             braces = [rbrace] * closing
             if closing and not _feeds(state, depth, closing, braces):
                 break
             if not _feeds(state, depth, closing, braces + [token]):
                 continue
-            if boundary and not (_feeds(state, depth, closing, braces + [rbrace])
-                                 or _feeds(state, depth, closing, braces + [end])):
-                continue
             return depth, closing
     return None
+
+
+def _holds(state, thread, text: str, sync: int, plan: tuple[int, int], token: Token) -> bool:
+    """Does parsing resumed at ``sync`` read the next few tokens without a new error?"""
+    depth, closing = plan
+    trial = _trial(state, depth)
+    lexer = copy(thread)
+    _move(lexer, text, sync)
+    try:
+        for _ in range(closing):
+            trial.feed_token(Token.new_borrow_pos("RBRACE", "}", token))
+        for i, next_token in enumerate(lexer.lex(trial)):
+            trial.feed_token(next_token)
+            if i + 1 >= LOOKAHEAD:
+                break
+    except UnexpectedInput:
+        return False
+    return True
+
+
+def _move(thread, text: str, offset: int) -> None:
+    counter = thread.state.line_ctr
+    counter.char_pos = offset
+    counter.line, counter.column = _position(text, offset)
+    counter.line_start_pos = _line_start(text, offset)
+
+
+def _opened_between(text: str, start: int, end: int) -> int:
+    """'{' minus '}' in text[start:end], outside strings and comments."""
+    depth = 0
+    in_string = in_comment = False
+    for i in range(start, min(end, len(text))):
+        ch = text[i]
+        if in_comment:
+            in_comment = ch != "\n"
+        elif in_string:
+            in_string = ch not in '"\n'
+        elif ch == "#":
+            in_comment = True
+        elif ch == '"':
+            in_string = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+    return depth
 
 
 def _names_in(value, out: set[str]) -> None:
@@ -272,18 +334,24 @@ def _resynchronise(parser: Lark, exc: UnexpectedInput, source: Source, state, th
         token.type == "RBRACE" or not text[_line_start(text, offset):offset].strip())
     if swallowed is not None:
         offset, at_error = swallowed.start_pos, True
-    choice = None
+    choice = fallback = None
     if not give_up and offset < len(text):
         top = len(state.state_stack)
+        line_end = text.find("\n", offset)
         for sync in _sync_points(text, offset, at_error):
+            if sync > line_end >= 0 and _opened_between(text, offset, sync) > 0:
+                continue  # inside a block that opened in the dropped text
             for candidate in _token_at(parser, text, sync):
                 plan = _plan(state, candidate)
                 if plan is None or (sync == offset and plan == (top, 0)):
                     continue
-                choice = (sync, candidate, plan)
-                break
+                fallback = fallback or (sync, candidate, plan)
+                if _holds(state, thread, text, sync, plan, candidate):
+                    choice = (sync, candidate, plan)
+                    break
             if choice:
                 break
+        choice = choice or fallback
     if choice is None:
         end = Token("$END", "", len(text), *_position(text, len(text)), *_position(text, len(text)), len(text))
         plan = _plan(state, end)
@@ -297,10 +365,7 @@ def _resynchronise(parser: Lark, exc: UnexpectedInput, source: Source, state, th
     del state.value_stack[depth - 1:]
     for _ in range(closing):
         state.feed_token(Token.new_borrow_pos("RBRACE", "}", candidate))
-    counter = thread.state.line_ctr
-    counter.char_pos = sync
-    counter.line, counter.column = _position(text, sync)
-    counter.line_start_pos = _line_start(text, sync)
+    _move(thread, text, sync)
     return True
 
 
