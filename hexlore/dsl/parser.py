@@ -9,6 +9,7 @@ designer can act on without reading the grammar.
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from . import ast
 from .diagnostics import Diagnostic, DiagnosticError, Span
 from .recovery import (DECLARATION_KEYWORDS, STATEMENT_KEYWORDS, UNCLOSED_BRACE,  # noqa: F401 (re-exported)
                        UNEXPECTED_CHARACTER, UNEXPECTED_END, UNEXPECTED_TOKEN, UNKNOWN_KEYWORD,
-                       UNMATCHED_BRACE, parse_recovering)
+                       UNMATCHED_BRACE, drop_deep_items, parse_recovering)
 
 GRAMMAR_PATH = Path(__file__).with_name("lore.lark")
 
@@ -64,9 +65,19 @@ def _span(meta_or_token) -> Span:
     return Span(meta.line, meta.column, meta.end_line, meta.end_column)
 
 
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"'}
+_ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)")
+
+
 def _unquote(token: str) -> str:
-    body = token[1:-1]
-    return body.encode("latin-1", "backslashreplace").decode("unicode_escape") if "\\" in body else body
+    """The text of a string literal: \\n \\t \\r \\\\ \\" and \\uXXXX; any other backslash stays as written."""
+    def one(m: re.Match) -> str:
+        code = m.group(1)
+        if len(code) == 5:
+            return chr(int(code[1:], 16))
+        return _ESCAPES.get(code, m.group(0))
+
+    return _ESCAPE.sub(one, token[1:-1])
 
 
 @v_args(meta=True, inline=True)
@@ -429,6 +440,7 @@ def parse_source(text: str, path: str = "<string>") -> ParsedFile:
     outcome = parse_recovering(lark_parser(), text, path)
     module = ast.Module(path, None, (), ())
     if outcome.tree is not None:
+        outcome.diagnostics.extend(drop_deep_items(outcome.tree, path, outcome.skipped))
         module = _Builder(path).transform(outcome.tree)
     return ParsedFile(module, tuple(sorted(outcome.diagnostics, key=Diagnostic.sort_key)),
                       frozenset(outcome.skipped))

@@ -32,6 +32,11 @@ UNEXPECTED_END = "P005"
 UNMATCHED_BRACE = "P006"
 UNCLOSED_BRACKET = "P007"
 UNCLOSED_STRING = "P008"
+TOO_DEEP = "P009"
+
+#: the deepest parse tree a declaration may have; every later stage recurses over the tree,
+#: so this bounds their recursion too (real packs stay under 20)
+MAX_DEPTH = 100
 
 #: after this many syntax errors in one file the rest of the file is skipped
 MAX_ERRORS = 50
@@ -131,14 +136,16 @@ def _swallowed_keyword(state, text: str, offset: int) -> Token | None:
 
 
 def _tokens_in(value, out: list[Token]) -> None:
-    if isinstance(value, Token):
-        out.append(value)
-    elif hasattr(value, "children"):
-        for child in value.children:
-            _tokens_in(child, out)
-    elif isinstance(value, (list, tuple)):
-        for child in value:
-            _tokens_in(child, out)
+    """Every token in a stack value, in text order (iterative: values may be deep)."""
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, Token):
+            out.append(current)
+        elif isinstance(current, Tree):
+            stack.extend(reversed(current.children))
+        elif isinstance(current, (list, tuple)):
+            stack.extend(reversed(current))
 
 
 def _error_offset(exc: UnexpectedInput, text: str) -> int:
@@ -314,15 +321,9 @@ def _opened_between(text: str, start: int, end: int) -> int:
 
 
 def _names_in(value, out: set[str]) -> None:
-    if isinstance(value, Token):
-        if value.type == "NAME":
-            out.add(str(value))
-    elif hasattr(value, "children"):
-        for child in value.children:
-            _names_in(child, out)
-    elif isinstance(value, (list, tuple)):
-        for child in value:
-            _names_in(child, out)
+    found: list[Token] = []
+    _tokens_in(value, found)
+    out.update(str(t) for t in found if t.type == "NAME")
 
 
 def _resynchronise(parser: Lark, exc: UnexpectedInput, source: Source, state, thread,
@@ -529,3 +530,45 @@ def _misspelt_keyword(parser: Lark, token: Token, expected: set[str], text: str,
             return error(UNKNOWN_KEYWORD, f"unknown keyword '{previous.group()}'", path,
                          Span.at(line, column, len(previous.group())), f"did you mean '{guess}'?")
     return None
+
+
+# ---------------------------------------------------------------- depth
+def drop_deep_items(tree: Tree, path: str, skipped: set[str]) -> list[Diagnostic]:
+    """Remove (and report) top-level declarations nested deeper than :data:`MAX_DEPTH`."""
+    out = []
+    kept = []
+    for item in tree.children:
+        deep = _too_deep(item)
+        if deep is None:
+            kept.append(item)
+            continue
+        _names_in(item, skipped)
+        line, column = deep
+        out.append(error(TOO_DEEP, f"nested more than {MAX_DEPTH} levels deep", path, Span.at(line, column),
+                         "split it up: name parts with 'let', or move them into functions"))
+    tree.children[:] = kept
+    return out
+
+
+def _too_deep(node) -> tuple[int, int] | None:
+    """Where a tree first goes deeper than MAX_DEPTH (iteratively: the tree may be very deep)."""
+    stack = [(node, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            found: list[Token] = []
+            _first_token(current, found)
+            return (found[0].line, found[0].column) if found else (1, 1)
+        if isinstance(current, Tree):
+            stack.extend((child, depth + 1) for child in current.children)
+    return None
+
+
+def _first_token(node, out: list[Token]) -> None:
+    stack = [node]
+    while stack and not out:
+        current = stack.pop()
+        if isinstance(current, Token):
+            out.append(current)
+        elif isinstance(current, Tree):
+            stack.extend(reversed(current.children))
