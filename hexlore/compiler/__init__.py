@@ -29,7 +29,7 @@ def compile_packs(requests: list[str], search_paths: list[Path] | None = None) -
     rules = declare(loaded)
     graph, graph_diags = build_graph(rules, loaded.skipped)
     rules.graph = graph
-    usage = check_usage(loaded, rules)
+    usage = check_usage(loaded, rules, loaded.diagnostics + rules.diagnostics)
     rules.diagnostics = sorted(loaded.diagnostics + rules.diagnostics + graph_diags + usage,
                                key=Diagnostic.sort_key)
     return rules

@@ -269,6 +269,7 @@ class CycleCheck:
         self.called_by = called_by  # node id -> procedures it may call, transitively
         self.triggers = sorted(rules.triggers, key=lambda t: (t.origin.file, t.origin.span.line,
                                                               t.origin.span.column, t.name))
+        self._ranks = {t.name: i for i, t in enumerate(self.triggers)}
         self.sites = {t.name: self.bodies.sites(t) for t in self.triggers}
         by_event: dict[str, list[TriggerSpec]] = {}
         for t in self.triggers:
@@ -277,50 +278,72 @@ class CycleCheck:
         self.next = {t.name: sorted({u.name for s in self.sites[t.name] for u in by_event.get(s.event, ())},
                                     key=self._rank) for t in self.triggers}
         self.spec = {t.name: t for t in self.triggers}
+        self.by_dispatch: dict[str, list[TriggerSpec]] = {}
+        for t in rules.triggers:  # dispatch order
+            self.by_dispatch.setdefault(t.event, []).append(t)
+        self._certain_steps: dict[tuple[str, str], bool] = {}
+        self.truncated = False
 
     def _rank(self, name: str) -> int:
-        return [t.name for t in self.triggers].index(name)
+        return self._ranks[name]
 
     # -- graph helpers
-    def components(self) -> list[list[str]]:
-        """Strongly connected components that contain a cycle (Tarjan), in declaration order."""
-        index: dict[str, int] = {}
-        low: dict[str, int] = {}
-        stack: list[str] = []
-        on: set[str] = set()
-        out: list[list[str]] = []
+    def components(self, step_ok=None) -> list[list[str]]:
+        """Strongly connected components that contain a cycle, in declaration order.
 
-        def visit(v: str) -> None:
-            index[v] = low[v] = len(index)
-            stack.append(v)
-            on.add(v)
-            for w in self.next[v]:
-                if w not in index:
-                    visit(w)
-                    low[v] = min(low[v], low[w])
-                elif w in on:
-                    low[v] = min(low[v], index[w])
-            if low[v] == index[v]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on.discard(w)
-                    comp.append(w)
-                    if w == v:
-                        break
-                if len(comp) > 1 or v in self.next[v]:
-                    out.append(sorted(comp, key=self._rank))
-
-        for t in self.triggers:
-            if t.name not in index:
-                visit(t.name)
-        return sorted(out, key=lambda c: self._rank(c[0]))
+        Only steps ``step_ok(t, u)`` allows are followed (all, by default). Kosaraju's
+        algorithm, iteratively: a long chain of triggers must not exhaust Python's stack.
+        """
+        names = [t.name for t in self.triggers]
+        succ = {n: [m for m in self.next[n] if step_ok is None or step_ok(n, m)] for n in names}
+        finished: list[str] = []
+        seen: set[str] = set()
+        for root in names:
+            if root in seen:
+                continue
+            seen.add(root)
+            todo = [(root, iter(succ[root]))]
+            while todo:
+                node, children = todo[-1]
+                child = next(children, None)
+                if child is None:
+                    todo.pop()
+                    finished.append(node)
+                elif child not in seen:
+                    seen.add(child)
+                    todo.append((child, iter(succ[child])))
+        back: dict[str, list[str]] = {n: [] for n in names}
+        for n in names:
+            for m in succ[n]:
+                back[m].append(n)
+        owner: set[str] = set()
+        comps: list[list[str]] = []
+        for root in reversed(finished):
+            if root in owner:
+                continue
+            owner.add(root)
+            comp, todo = [], [root]
+            while todo:
+                node = todo.pop()
+                comp.append(node)
+                for prev in back[node]:
+                    if prev not in owner:
+                        owner.add(prev)
+                        todo.append(prev)
+            comps.append(comp)
+        cyclic = [sorted(c, key=self._rank) for c in comps if len(c) > 1 or c[0] in succ[c[0]]]
+        return sorted(cyclic, key=lambda c: self._rank(c[0]))
 
     def cycles(self, comp: list[str]):
-        """Elementary cycles of one component, each rooted at its earliest-declared trigger."""
+        """Elementary cycles of one component, each rooted at its earliest-declared trigger.
+
+        At most MAX_CYCLES cycles of at most MAX_LENGTH steps; ``self.truncated`` tells
+        whether some were left out.
+        """
         members = set(comp)
         rank = {n: i for i, n in enumerate(comp)}
         found = 0
+        self.truncated = False
         for start in comp:
             stack = [(start, [start])]
             while stack:
@@ -332,9 +355,36 @@ class CycleCheck:
                         found += 1
                         yield path
                         if found >= MAX_CYCLES:
+                            self.truncated = True
                             return
-                    elif nxt not in path and len(path) < MAX_LENGTH:
-                        stack.append((nxt, path + [nxt]))
+                    elif nxt not in path:
+                        if len(path) < MAX_LENGTH:
+                            stack.append((nxt, path + [nxt]))
+                        else:
+                            self.truncated = True
+
+    def shortest_cycle(self, comp: list[str], step_ok) -> list[str]:
+        """The shortest cycle through the first trigger of ``comp``, a component under ``step_ok``."""
+        members = set(comp)
+        start = comp[0]
+        parents: dict[str, str] = {}
+        frontier = [start]
+        while frontier:
+            following = []
+            for node in frontier:
+                for nxt in self.next[node]:
+                    if nxt not in members or not step_ok(node, nxt):
+                        continue
+                    if nxt == start:
+                        path = [node]
+                        while path[-1] != start:
+                            path.append(parents[path[-1]])
+                        return list(reversed(path))
+                    if nxt not in parents:
+                        parents[nxt] = node
+                        following.append(nxt)
+            frontier = following
+        return comp[:1]
 
     def reachable(self, comp: list[str]) -> tuple[set[str], set[str]]:
         """Triggers that can run while the component's cascade runs, and the procedures they call."""
@@ -353,23 +403,26 @@ class CycleCheck:
     # -- classification
     def step_sites(self, t: str, u: str) -> list[Site]:
         event = self.spec[u].event
-        return [s for s in self.sites[t] if s.event == event]
+        return [s for s in self.sites[t] if s.event == event]  # a trigger has few sites
 
     def runs_surely(self, name: str) -> bool:
         """Does the trigger run whenever its event is emitted (no guard, never replaced)?"""
         t = self.spec[name]
         if _conjuncts(t.guard) or t.optional_by is not None:
             return False
-        rivals = [u for u in self.rules.triggers if u.event == t.event and u.timing == "instead"]
+        rivals = [u for u in self.by_dispatch.get(t.event, ()) if u.timing == "instead"]
         if t.timing == "on":
             return not rivals
         if t.timing == "instead":
             return rivals[0].name == name
         return True
 
-    def endless(self, cycle: list[str]) -> bool:
-        pairs = zip(cycle, cycle[1:] + cycle[:1])
-        return all(self.runs_surely(u) and any(s.certain for s in self.step_sites(t, u)) for t, u in pairs)
+    def certain_step(self, t: str, u: str) -> bool:
+        """Does ``t`` always fire ``u``: always emit its event, and ``u`` always run on it?"""
+        key = (t, u)
+        if key not in self._certain_steps:
+            self._certain_steps[key] = self.runs_surely(u) and any(s.certain for s in self.step_sites(t, u))
+        return self._certain_steps[key]
 
     def latched(self, cycle: list[str], reachable: tuple[set[str], set[str]]) -> bool:
         triggers, procedures = reachable
@@ -428,42 +481,42 @@ class CycleCheck:
     # -- reporting
     def diagnostics(self) -> list[Diagnostic]:
         out = []
+        endless_in: set[str] = set()
+        for comp in self.components(self.certain_step):
+            out.append(self._report(self.shortest_cycle(comp, self.certain_step), True))
+            endless_in |= set(comp)
         for comp in self.components():
+            if endless_in & set(comp):
+                continue  # reported above; fix that first
             reach = self.reachable(comp)
-            endless = unproven = None
-            complete = True
-            count = 0
+            unproven = None
             for cycle in self.cycles(comp):
-                count += 1
-                if self.endless(cycle):
-                    if endless is None or len(cycle) < len(endless):
-                        endless = cycle
-                elif unproven is None or len(cycle) < len(unproven):
-                    if not (self.latched(cycle, reach) or self.counted(cycle)):
-                        unproven = cycle
-            if count >= MAX_CYCLES:
-                complete = False
-            if endless:
-                out.append(self._report(endless, True))
-            elif unproven:
+                if (unproven is None or len(cycle) < len(unproven)) and \
+                        not (self.latched(cycle, reach) or self.counted(cycle)):
+                    unproven = cycle
+            if unproven:
                 out.append(self._report(unproven, False))
-            elif not complete:
-                origin = self.spec[comp[0]].origin
-                out.append(warning(EVENT_CYCLE, f"triggers {', '.join(comp[:6])} fire each other in more than "
-                                   f"{MAX_CYCLES} cycles; they were not all checked", origin.file, origin.span,
-                                   "split the rules so fewer triggers feed each other"))
+            elif self.truncated:
+                out.append(self._report(self.shortest_cycle(comp, lambda t, u: True), False, complete=False))
         return out
 
-    def _report(self, cycle: list[str], endless: bool) -> Diagnostic:
+    def _report(self, cycle: list[str], endless: bool, complete: bool = True) -> Diagnostic:
         steps = []
         for t, u in zip(cycle, cycle[1:] + cycle[:1]):
             steps.append(f"'{t}' emits '{self.spec[u].event}'")
+        if len(steps) > 8:
+            steps = steps[:6] + [f"… ({len(cycle)} triggers in all)"]
         text = " → ".join(steps) + f" → '{cycle[0]}'"
         origin = self.spec[cycle[0]].origin
         if endless:
             return error(ENDLESS_CYCLE, f"triggers fire each other in an endless cycle: {text}", origin.file,
                          origin.span, "nothing on the cycle can stop it; add a condition that ends it, e.g. a "
                          "counter argument that decreases: 'if n > 0 { emit e(n: n - 1) }'")
+        if not complete:
+            return warning(EVENT_CYCLE, f"triggers fire each other in more (or longer) cycles than the compiler "
+                           f"checks, for example: {text}", origin.file, origin.span,
+                           f"at most {MAX_CYCLES} cycles of {MAX_LENGTH} triggers are checked for a bound; "
+                           "split the rules so fewer triggers feed each other")
         return warning(EVENT_CYCLE, f"triggers may fire each other without end: {text}", origin.file, origin.span,
                        "no condition on the cycle is shown to end it (the runtime stops at depth 64): pass a "
                        "counter that decreases and test it ('if n > 0 { emit e(n: n - 1) }'), or test a "

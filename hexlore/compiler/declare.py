@@ -198,8 +198,9 @@ def declare(loaded: LoadedPacks) -> RuleSet:
         elif isinstance(decl, ast.TraitDecl):
             for t in decl.traits:
                 if t not in rules.traits:
-                    diags.append(error(UNDEFINED_NAME, f"undefined trait '{t}'", file, decl.span,
-                                       _guess(t, rules.traits)))
+                    diags.append(error(UNDEFINED_NAME, f"undefined trait '{t}'", file,
+                                       _word_span(rules, file, decl.span, t),
+                                       _guess(t, rules.traits) or f"declare it with 'trait {t} {{ … }}'"))
             values = []
             for p in decl.props:
                 if any(n == p.name for n, _ in values):
@@ -303,6 +304,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                                "add 'round { … }': what happens in one round of play"))
         rules.game = GameSpec(decl.name, decl.title, blocks, settings, origin(file, decl))
     diags.extend(_procedure_cycles(rules, calls))
+    diags.extend(_trait_cycles(rules))
     # names in text dropped after a syntax error are consequences of it, not new mistakes
     diags = [d for d in diags if not (d.code == UNDEFINED_NAME and _quoted(d.message) in loaded.skipped)]
     rules.diagnostics = table.diagnostics + diags + lowerer.diagnostics
@@ -313,6 +315,19 @@ def declare(loaded: LoadedPacks) -> RuleSet:
 
 _DECL_WORDS = ("enum", "tag", "die", "kind", "fields", "trait", "option", "table", "function",
                "procedure", "event", "trigger", "game")
+
+
+def _word_span(rules: RuleSet, file: str, span: Span, word: str) -> Span:
+    """The span of ``word`` on the first line of ``span`` (after its start), else ``span``.
+
+    Trait names in the syntax tree carry no span of their own; they sit on the header line.
+    """
+    source = rules.sources.get(file)
+    if source is None:
+        return span
+    line = source.line_text(span.line)
+    match = re.compile(rf"\b{re.escape(word)}\b").search(line, max(span.column - 1, 0))
+    return Span.at(span.line, match.start() + 1, len(word)) if match else span
 
 
 def _quoted(message: str) -> str | None:
@@ -348,19 +363,24 @@ def _definition(lowerer: Lowerer, rules: RuleSet, decl: ast.Definition, pack: st
     ctx = Context(file, pack, pure=True, what=f"{decl.kind} '{decl.name}'")
     traits: list[str] = []
 
-    def add_trait(name: str, span: Span) -> None:
-        if name in traits:
-            return
+    visiting: set[str] = set()
+
+    def add_trait(name: str, span: Span | None) -> None:
+        if name in traits or name in visiting:
+            return  # a cycle of traits is reported at the traits themselves (C015)
         trait = rules.traits.get(name)
         if trait is None:
-            diags.append(error(UNDEFINED_NAME, f"undefined trait '{name}'", file, span, _guess(name, rules.traits)))
+            if span is not None:  # an undefined trait inside a trait is reported at that trait
+                diags.append(error(UNDEFINED_NAME, f"undefined trait '{name}'", file, span,
+                                   _guess(name, rules.traits) or f"declare it with 'trait {name} {{ … }}'"))
             return
+        visiting.add(name)
         for inner in trait.traits:
-            add_trait(inner, span)
+            add_trait(inner, None)
         traits.append(name)
 
     for t in decl.traits:
-        add_trait(t, decl.span)
+        add_trait(t, _word_span(rules, file, decl.span, t))
     values: dict[str, ir.X] = {}
     for tname in traits:
         trait = rules.traits[tname]
@@ -399,29 +419,76 @@ def _definition(lowerer: Lowerer, rules: RuleSet, decl: ast.Definition, pack: st
                           tuple(values.items()), ir.Origin(file, decl.span), pack)
 
 
-def _procedure_cycles(rules: RuleSet, calls: dict[str, set[str]]) -> list[Diagnostic]:
-    """Procedures may not call themselves, even indirectly: every run must end."""
+def _trait_cycles(rules: RuleSet) -> list[Diagnostic]:
+    """Traits may not include themselves, even through other traits."""
     out = []
-    graph = {name: calls.get("procedure " + name, set()) for name in rules.procedures}
-    state: dict[str, int] = {}
-    stack: list[str] = []
+    reported: set[frozenset[str]] = set()
+    for start in sorted(rules.traits):
+        stack = [(start, [start])]
+        while stack:
+            name, path = stack.pop()
+            for inner in rules.traits[name].traits if name in rules.traits else ():
+                if inner == start:
+                    if frozenset(path) not in reported:
+                        reported.add(frozenset(path))
+                        origin = rules.traits[start].origin
+                        out.append(error(RECURSION, "traits include each other in a cycle: "
+                                         + " → ".join(path + [start]), origin.file, origin.span,
+                                         "remove one of the 'is' links; a trait cannot contain itself"))
+                elif inner not in path and inner in rules.traits:
+                    stack.append((inner, path + [inner]))
+    return out
 
-    def visit(name: str) -> None:
-        state[name] = 1
-        stack.append(name)
-        for callee in sorted(graph.get(name, ())):
+
+def _call_cycles(what: str, graph: dict[str, set[str]], origins: dict[str, ir.Origin]) -> list[Diagnostic]:
+    """Procedures (or functions) may not call themselves, even indirectly: every run must end.
+
+    Iterative depth-first search, so a long chain of calls cannot exhaust Python's stack.
+    """
+    out = []
+    state: dict[str, int] = {}
+    for root in sorted(graph):
+        if root in state:
+            continue
+        state[root] = 1
+        path = [root]
+        todo = [iter(sorted(graph.get(root, ())))]
+        while todo:
+            callee = next(todo[-1], None)
+            if callee is None:
+                todo.pop()
+                state[path.pop()] = 2
+                continue
             if state.get(callee) == 1:
-                cycle = stack[stack.index(callee):] + [callee]
-                origin = rules.procedures[callee].origin
-                out.append(error(RECURSION, "procedures call each other in a cycle: " + " → ".join(cycle),
+                cycle = path[path.index(callee):] + [callee]
+                origin = origins[callee]
+                out.append(error(RECURSION, f"{what} call each other in a cycle: " + " → ".join(cycle),
                                  origin.file, origin.span,
                                  "unbounded recursion is not allowed; use 'repeat N' or 'for each'"))
-            elif state.get(callee) is None and callee in graph:
-                visit(callee)
-        stack.pop()
-        state[name] = 2
-
-    for name in sorted(graph):
-        if name not in state:
-            visit(name)
+            elif callee not in state and callee in graph:
+                state[callee] = 1
+                path.append(callee)
+                todo.append(iter(sorted(graph.get(callee, ()))))
     return out
+
+
+def _procedure_cycles(rules: RuleSet, calls: dict[str, set[str]]) -> list[Diagnostic]:
+    procedures = {name: calls.get("procedure " + name, set()) for name in rules.procedures}
+    functions = {name: {n.name for n in _ir_nodes(spec.body) if isinstance(n, (ir.CallFunction, ir.FunctionRef))}
+                 for name, spec in rules.functions.items()}
+    return (_call_cycles("procedures", procedures, {n: p.origin for n, p in rules.procedures.items()})
+            + _call_cycles("functions", functions, {n: f.origin for n, f in rules.functions.items()}))
+
+
+def _ir_nodes(x):
+    """Every IR node under ``x`` (iteratively)."""
+    import dataclasses
+
+    stack = [x]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ir.X, ir.S)):
+            yield node
+            stack.extend(getattr(node, f.name) for f in dataclasses.fields(node) if f.name != "origin")
+        elif isinstance(node, tuple):
+            stack.extend(node)

@@ -75,10 +75,14 @@ class EventTriggerGraph:
         return "\n".join(lines)
 
     def _out(self) -> dict[str, list[Edge]]:
-        index: dict[str, list[Edge]] = {}
-        for e in self.edges:
-            index.setdefault(e.source, []).append(e)
-        return index
+        cached = self.__dict__.get("_index")
+        if cached is None or cached[0] != len(self.edges):
+            index: dict[str, list[Edge]] = {}
+            for e in self.edges:
+                index.setdefault(e.source, []).append(e)
+            cached = (len(self.edges), index)
+            self.__dict__["_index"] = cached
+        return cached[1]
 
     def emitted_by(self, node: str) -> set[str]:
         """Events a node may emit, directly or through the procedures it calls."""

@@ -71,11 +71,11 @@ class NameTable:
             return
         if name not in self.owners:
             if decl.override and value_of is None:
+                # still declared, so its uses are not reported as undefined too
                 self._err(BAD_OVERRIDE, f"'{name}' overrides nothing", file, span,
                           "remove 'override': no used pack declares this name")
-            else:
-                self.order.append(name)
-                self.owners[name] = pack
+            self.order.append(name)
+            self.owners[name] = pack
             self.where[name] = (file, span)
             self.chosen[name] = (decl, pack, file)
             return

@@ -10,6 +10,7 @@ for the event log, scenario tests or other packs says so with a description.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from ..dsl import ast
 from ..dsl.diagnostics import Diagnostic, warning
@@ -85,8 +86,15 @@ def _what(decl: ast.Decl, rules: RuleSet) -> tuple[str, str] | None:
     return None
 
 
-def check_usage(loaded: LoadedPacks, rules: RuleSet) -> list[Diagnostic]:
-    """W004 (unused declarations) and W003 (events emitted that no trigger listens to)."""
+def check_usage(loaded: LoadedPacks, rules: RuleSet, found: list[Diagnostic]) -> list[Diagnostic]:
+    """W004 (unused declarations) and W003 (events emitted that no trigger listens to).
+
+    ``found`` are the diagnostics so far: a name an undefined-name error suggests ("did you
+    mean 'x'?") counts as used, since its misspelt use is already reported.
+    """
+    suggested = {m.group(1) for d in found if d.code == "C003" and d.hint
+                 for m in [re.fullmatch(r"did you mean '(\w+)'\?", d.hint)] if m}
+    excused = loaded.skipped | suggested
     used_by: dict[int, set[str]] = {}
     for module in loaded.modules:
         for decl in module.decls:
@@ -100,13 +108,13 @@ def check_usage(loaded: LoadedPacks, rules: RuleSet) -> list[Diagnostic]:
             if what is None:
                 continue
             names = {decl.name} | (set(decl.values) if isinstance(decl, ast.EnumDecl) else set())
-            if names & loaded.skipped:
+            if names & excused:
                 continue
             if any(names & refs for key, refs in used_by.items() if key != id(decl)):
                 continue
             span = decl.name_span if decl.name_span.line else decl.span
             diags.append(warning(UNUSED, what[0], module.path, span, what[1]))
-    return diags + _unheard(rules, loaded.skipped)
+    return diags + _unheard(rules, excused)
 
 
 def _unheard(rules: RuleSet, skipped) -> list[Diagnostic]:

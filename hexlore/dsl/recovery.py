@@ -112,8 +112,45 @@ def parse_recovering(parser: Lark, text: str, path: str) -> ParseOutcome:
             swallowed = _swallowed_keyword(state, text, _error_offset(exc, text))
             outcome.diagnostics.append(describe(parser, exc, source, state, swallowed))
             give_up = len(outcome.diagnostics) >= MAX_ERRORS
+            if swallowed is None and not give_up and _repair(exc, state, thread, text):
+                continue
             if not _resynchronise(parser, exc, source, state, thread, outcome.skipped, give_up, swallowed):
                 return outcome
+
+
+#: one-token repairs for common slips: (what was written, what was meant as (type, text))
+_REPAIRS = {"=": ("COMP_OP", "==")}
+
+
+def _repair(exc: UnexpectedInput, state, thread, text: str) -> bool:
+    """Read a slip (``=`` in a comparison) as what was meant, if the next tokens then parse.
+
+    The error is still reported; the repair only keeps the statement, so the compiler
+    checks it as meant instead of reporting knock-on errors.
+    """
+    token = getattr(exc, "token", None)
+    if not isinstance(exc, UnexpectedToken) or token is None or str(token) not in _REPAIRS:
+        return False
+    kind, value = _REPAIRS[str(token)]
+    meant = Token.new_borrow_pos(kind, value, token)
+    depth = len(state.state_stack)
+    if not _feeds(state, depth, 0, [meant]):
+        return False
+    end = token.end_pos if token.end_pos is not None else token.start_pos + len(token)
+    trial = _trial(state, depth)
+    lexer = copy(thread)
+    _move(lexer, text, end)
+    try:
+        trial.feed_token(meant)
+        for i, next_token in enumerate(lexer.lex(trial)):
+            trial.feed_token(next_token)
+            if i + 1 >= LOOKAHEAD:
+                break
+    except UnexpectedInput:
+        return False
+    state.feed_token(meant)
+    _move(thread, text, end)
+    return True
 
 
 def _swallowed_keyword(state, text: str, offset: int) -> Token | None:
@@ -335,6 +372,7 @@ def _resynchronise(parser: Lark, exc: UnexpectedInput, source: Source, state, th
         token.type == "RBRACE" or not text[_line_start(text, offset):offset].strip())
     if swallowed is not None:
         offset, at_error = swallowed.start_pos, True
+        skipped.add(str(swallowed))  # it may already be part of a finished declaration, as a name
     choice = fallback = None
     if not give_up and offset < len(text):
         top = len(state.state_stack)
@@ -469,6 +507,9 @@ def describe(parser: Lark, exc: UnexpectedInput, source: Source, state,
     if token.type == "RBRACE" and not braces:
         return error(UNMATCHED_BRACE, "this '}' closes nothing", source.path, Span.at(token.line, token.column),
                      "remove it, or add the '{' it was meant to close")
+    if str(token) == "/" and text[token.start_pos:token.start_pos + 2] == "//":
+        return error(UNEXPECTED_CHARACTER, "'//' does not start a comment in Lore", source.path,
+                     Span.at(token.line, token.column, 2), "comments start with '#'")
     keyword = _misspelt_keyword(parser, token, expected, text, source.path)
     if keyword:
         return keyword
@@ -556,6 +597,9 @@ def _too_deep(node) -> tuple[int, int] | None:
     while stack:
         current, depth = stack.pop()
         if depth > MAX_DEPTH:
+            meta = getattr(current, "meta", None)
+            if meta is not None and not getattr(meta, "empty", True):
+                return meta.line, meta.column
             found: list[Token] = []
             _first_token(current, found)
             return (found[0].line, found[0].column) if found else (1, 1)
