@@ -269,7 +269,8 @@ class Lowerer:
                 return "def", fields[name]
             self.err(ctx, UNKNOWN_FIELD, f"{kind} has no field '{name}'", span, _suggest(name, fields))
             return "def", ANY
-        self.err(ctx, TYPE_MISMATCH, f"a value of type {_show(t)} has no fields", span)
+        self.err(ctx, TYPE_MISMATCH, f"a value of type {_show(t)} has no fields", span,
+                 "fields belong to units, sides, hexes, the game, faces, definitions and event records")
         return "any", ANY
 
     def x_Index(self, ctx, scope, node: ast.Index):
@@ -285,7 +286,8 @@ class Lowerer:
         index, it = self.expr(ctx, scope, node.key)
         self.expect(ctx, INT, it, node.key.span, "a list index")
         if t.name not in ("list", "any"):
-            self.err(ctx, TYPE_MISMATCH, f"only lists and tables can be indexed, not {_show(t)}", node.span)
+            self.err(ctx, TYPE_MISMATCH, f"only lists and tables can be indexed, not {_show(t)}", node.span,
+                     "read a field with '.' instead, e.g. u.side")
         return ir.ListIndex(obj, index, origin=o), (t.item or ANY) if t.name == "list" else ANY
 
     def args_for(self, ctx, scope, params, args: tuple[ast.Arg, ...], span: Span, what: str,
@@ -361,8 +363,10 @@ class Lowerer:
         if name in BUILTINS:
             b = BUILTINS[name]
             if ctx.pure and b.effect != PURE:
-                self.err(ctx, IMPURE, f"'{name}' changes the game and cannot be used in {ctx.what}",
-                         node.span)
+                doing = "rolls dice" if b.effect == "random" else "changes the game"
+                self.err(ctx, IMPURE, f"'{name}' {doing} and cannot be used in {ctx.what}", node.span,
+                         "functions, guards and defaults only compute values: do this in a procedure or "
+                         "trigger and pass the result in")
             params = []
             for pname, ptype in b.params:
                 params.append((pname, ptype, None))
@@ -413,7 +417,8 @@ class Lowerer:
                      f"aggregates are {', '.join(sorted(AGGREGATES))}")
         source, st = self.expr(ctx, scope, node.source)
         if st.name not in ("list", "any"):
-            self.err(ctx, TYPE_MISMATCH, f"'each {node.var} in …' needs a list, not {_show(st)}", node.source.span)
+            self.err(ctx, TYPE_MISMATCH, f"'each {node.var} in …' needs a list, not {_show(st)}", node.source.span,
+                     type_hint(list_of(ANY), st))
         item = (st.item or ANY) if st.name == "list" else ANY
         inner = scope.child()
         inner.names[node.var] = item
@@ -426,7 +431,8 @@ class Lowerer:
             mapped, mt = self.expr(ctx, inner, node.mapped)
         result = AGGREGATES.get(node.func, ANY)
         if node.func in ("sum", "min", "max") and not is_numeric(mt):
-            self.err(ctx, TYPE_MISMATCH, f"'{node.func}' needs numbers, not {_show(mt)}", node.span)
+            self.err(ctx, TYPE_MISMATCH, f"'{node.func}' needs numbers, not {_show(mt)}", node.span,
+                     f"give a number after ':', e.g. {node.func}(each x in list: x.value)")
         if node.func in ("any", "all") and node.mapped is not None:
             self.expect(ctx, BOOL, mt, node.mapped.span, f"the value of '{node.func}'")
         if node.func == "list":
@@ -456,7 +462,8 @@ class Lowerer:
             return ir.Binary(op, left, right, origin=o), BOOL
         if op == "in":
             if rt.name not in ("list", "any"):
-                self.err(ctx, TYPE_MISMATCH, f"'in' needs a list on its right, not {_show(rt)}", node.right.span)
+                self.err(ctx, TYPE_MISMATCH, f"'in' needs a list on its right, not {_show(rt)}", node.right.span,
+                         "to compare two values use '=='")
             return ir.Binary(op, left, right, origin=o), BOOL
         if op == "+" and (lt.name == "list" or rt.name == "list"):
             for t, span in ((lt, node.left.span), (rt, node.right.span)):
@@ -466,7 +473,8 @@ class Lowerer:
             return ir.Binary("++", left, right, origin=o), lt if lt.name == "list" else rt
         for side, t, span in (("left", lt, node.left.span), ("right", rt, node.right.span)):
             if not is_numeric(t):
-                self.err(ctx, TYPE_MISMATCH, f"the {side} side of '{op}' should be int, not {_show(t)}", span)
+                self.err(ctx, TYPE_MISMATCH, f"the {side} side of '{op}' should be int, not {_show(t)}", span,
+                         type_hint(INT, t))
         if op in ("<", "<=", ">", ">="):
             return ir.Binary(op, left, right, origin=o), BOOL
         return ir.Binary(op, left, right, origin=o), INT
@@ -479,7 +487,7 @@ class Lowerer:
             if lt.name == "face":
                 if not (rt.name == "tag" or rt.name.startswith("enum:") or rt.name == "any"):
                     self.err(ctx, TYPE_MISMATCH, f"'is' on a face needs a tag or enum value, not {_show(rt)}",
-                             node.right.span)
+                             node.right.span, "test a tag or enum value the face carries, e.g. d is hit")
                 return ir.HasTag(left, right, origin=o), BOOL
             return ir.Binary("==", left, right, origin=o), BOOL
         if lt.name not in ("unit", "unit_type", "any") and \
@@ -532,7 +540,8 @@ class Lowerer:
     def x_Emit(self, ctx, scope, node: ast.Emit):
         o = self.origin(ctx, node)
         if ctx.pure:
-            self.err(ctx, IMPURE, f"events cannot be emitted in {ctx.what}", node.span)
+            self.err(ctx, IMPURE, f"events cannot be emitted in {ctx.what}", node.span,
+                     "emit events from procedures and triggers")
         event = self.rules.events.get(node.event)
         if event is None:
             self.undefined(ctx, scope, node.event, node.span, "event")
@@ -549,10 +558,12 @@ class Lowerer:
     def x_Choose(self, ctx, scope, node: ast.Choose):
         o = self.origin(ctx, node)
         if ctx.pure:
-            self.err(ctx, IMPURE, f"decisions cannot be made in {ctx.what}", node.span)
+            self.err(ctx, IMPURE, f"decisions cannot be made in {ctx.what}", node.span,
+                     "make decisions in procedures and triggers")
         source, st = self.expr(ctx, scope, node.source)
         if st.name not in ("list", "any"):
-            self.err(ctx, TYPE_MISMATCH, f"'choose' needs a list of options, not {_show(st)}", node.source.span)
+            self.err(ctx, TYPE_MISMATCH, f"'choose' needs a list of options, not {_show(st)}", node.source.span,
+                     type_hint(list_of(ANY), st))
         item = (st.item or ANY) if st.name == "list" else ANY
         by, bt = self.expr(ctx, scope, node.by)
         self.expect(ctx, SIDE, bt, node.by.span, "the chooser ('by')")
@@ -569,7 +580,8 @@ class Lowerer:
     def x_Ask(self, ctx, scope, node: ast.Ask):
         o = self.origin(ctx, node)
         if ctx.pure:
-            self.err(ctx, IMPURE, f"decisions cannot be made in {ctx.what}", node.span)
+            self.err(ctx, IMPURE, f"decisions cannot be made in {ctx.what}", node.span,
+                     "make decisions in procedures and triggers")
         by, bt = self.expr(ctx, scope, node.by)
         self.expect(ctx, SIDE, bt, node.by.span, "the chooser ('by')")
         default = None
@@ -602,7 +614,8 @@ class Lowerer:
         if isinstance(node, ast.ForEach):
             source, st = self.expr(ctx, scope, node.source)
             if st.name not in ("list", "any"):
-                self.err(ctx, TYPE_MISMATCH, f"'for each' needs a list, not {_show(st)}", node.source.span)
+                self.err(ctx, TYPE_MISMATCH, f"'for each' needs a list, not {_show(st)}", node.source.span,
+                         type_hint(list_of(ANY), st))
             inner = scope.child()
             inner.names[node.var] = (st.item or ANY) if st.name == "list" else ANY
             ctx.in_loop += 1

@@ -10,6 +10,7 @@ original pack still type-check against it. Every override is reported as a note.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from ..dsl import ast
 from ..dsl.diagnostics import Diagnostic, Severity, Span, error
@@ -81,7 +82,9 @@ class NameTable:
             return
         owner = self.owners[name]
         first_file, first_span = self.where[name]
-        at = f"{first_file}:{first_span.line}:{first_span.column}"
+        # the file's name, not its path: packs may live outside the working directory
+        at = (f"line {first_span.line}" if first_file == file else
+              f"{PurePath(first_file).name}:{first_span.line}:{first_span.column}")
         earlier = self.chosen.get(name, (None, owner, first_file))[0]
         if value_of is not None and decl.override and isinstance(earlier, ast.EnumDecl) \
                 and earlier.name == value_of.name:
@@ -96,7 +99,7 @@ class NameTable:
                           f"write 'override' before it to replace it on purpose, or choose another name")
             else:
                 where = f"in pack '{owner}' " if owner != pack else ""
-                self._err(DUPLICATE, f"'{name}' is already declared {where}at {at}", file, span,
+                self._err(DUPLICATE, f"'{name}' is already declared {where}({at})", file, span,
                           "rename one of them" + ("" if owner != pack else
                                                   "; a pack cannot override its own declarations"))
             return

@@ -110,7 +110,10 @@ def parse_recovering(parser: Lark, text: str, path: str) -> ParseOutcome:
             return outcome
         except UnexpectedInput as exc:
             swallowed = _swallowed_keyword(state, text, _error_offset(exc, text))
-            outcome.diagnostics.append(describe(parser, exc, source, state, swallowed))
+            diagnostic = describe(parser, exc, source, state, swallowed)
+            outcome.diagnostics.append(diagnostic)
+            if diagnostic.code == UNKNOWN_KEYWORD:  # the misspelt word may survive as a name
+                outcome.skipped.update(re.findall(r"'(\w+)'", diagnostic.message)[:1])
             give_up = len(outcome.diagnostics) >= MAX_ERRORS
             if swallowed is None and not give_up and _repair(exc, state, thread, text):
                 continue
@@ -390,13 +393,15 @@ def _resynchronise(parser: Lark, exc: UnexpectedInput, source: Source, state, th
                     break
             if choice:
                 break
-        choice = choice or fallback
     if choice is None:
         end = Token("$END", "", len(text), *_position(text, len(text)), *_position(text, len(text)), len(text))
         plan = _plan(state, end)
-        if plan is None:
+        if plan is not None:
+            choice = (len(text), end, plan)
+        elif fallback is not None:
+            choice = fallback
+        else:
             return False
-        choice = (len(text), end, plan)
     sync, candidate, (depth, closing) = choice
     _names_in(state.value_stack[depth - 1:], skipped)
     skipped.update(_WORD.findall(text[offset:sync]))
