@@ -113,6 +113,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
             guess = did_you_mean(decl.name, rules.kinds)
             diags.append(error(UNDEFINED_NAME, f"unknown kind '{decl.name}'", file, decl.name_span,
                                f"did you mean '{guess}'?" if guess else "declare it with 'kind NAME { … }'"))
+            lowerer.skipped.update(f.name for f in decl.fields)
             continue
         ctx = ctx_for(pack, file)
         for f in decl.fields:
@@ -187,7 +188,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                     diags.append(error(TYPE_MISMATCH, "table keys must be constants", file, key.span))
                     continue
                 lowerer.expect(ctx, spec.key_type, kt, key.span, f"a key of table '{name}'")
-                if any(k == kx.value for k, _ in entries):
+                if kx.value is not None and any(k == kx.value for k, _ in entries):
                     diags.append(error(DUPLICATE, f"table '{name}' has two entries for '{kx.value}'", file,
                                        key.span, "keep one of them"))
                     continue
@@ -247,14 +248,16 @@ def declare(loaded: LoadedPacks) -> RuleSet:
             else:
                 lowerer.check_visible(ctx_for(pack, file), decl.event, decl.event_span)
                 scope.names.update({p.name: p.type for p in event.params})
+            # event "" marks a trigger on an unknown event: its arguments are unknown too
+            known = decl.event if event is not None else ""
             gctx = ctx_for(pack, file, pure=True, what=f"the guard of trigger '{decl.name}'",
-                           event=decl.event, trigger=decl.name)
+                           event=known, trigger=decl.name)
             guard = None
             if decl.guard is not None:
                 guard, gt = lowerer.expr(gctx, scope, decl.guard)
                 lowerer.expect(gctx, Type("bool"), gt, decl.guard.span, "a trigger guard")
             optional_by = lowerer.expr(gctx, scope, decl.optional_by)[0] if decl.optional_by else None
-            ctx = ctx_for(pack, file, what=f"trigger '{decl.name}'", event=decl.event, trigger=decl.name)
+            ctx = ctx_for(pack, file, what=f"trigger '{decl.name}'", event=known, trigger=decl.name)
             body = lowerer.block(ctx, scope, decl.body)
             rules.triggers.append(TriggerSpec(
                 decl.name, decl.timing, decl.event, guard, optional_by, decl.priority, body,
@@ -306,7 +309,8 @@ def declare(loaded: LoadedPacks) -> RuleSet:
     diags.extend(_procedure_cycles(rules, calls))
     diags.extend(_trait_cycles(rules))
     # names in text dropped after a syntax error are consequences of it, not new mistakes
-    diags = [d for d in diags if not (d.code == UNDEFINED_NAME and _quoted(d.message) in loaded.skipped)]
+    diags = [d for d in diags if not (d.code in (UNDEFINED_NAME, UNKNOWN_FIELD)
+                                      and set(re.findall(r"'(\w+)'", d.message)) & lowerer.skipped)]
     rules.diagnostics = table.diagnostics + diags + lowerer.diagnostics
     rules.calls = calls
     rules.emits = emits
@@ -328,11 +332,6 @@ def _word_span(rules: RuleSet, file: str, span: Span, word: str) -> Span:
     line = source.line_text(span.line)
     match = re.compile(rf"\b{re.escape(word)}\b").search(line, max(span.column - 1, 0))
     return Span.at(span.line, match.start() + 1, len(word)) if match else span
-
-
-def _quoted(message: str) -> str | None:
-    match = re.search(r"'([A-Za-z_][A-Za-z0-9_]*)'", message)
-    return match.group(1) if match else None
 
 
 def _guess(name, pool) -> str | None:

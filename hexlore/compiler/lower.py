@@ -90,7 +90,9 @@ class Lowerer:
         self.rules = rules
         self.visible = visible
         self.owners = owners  # declared name -> pack that declares it
-        self.skipped = skipped  # names in text dropped after a syntax error: never reported undefined
+        # names in text dropped after a syntax error, or fields of a 'fields' block whose kind is
+        # unknown: never reported as undefined or unknown, the first error is the real problem
+        self.skipped: set[str] = set(skipped)
         self.diagnostics: list[Diagnostic] = []
 
     # ------------------------------------------------------------ helpers
@@ -118,6 +120,8 @@ class Lowerer:
             t = Type(ref.name)
         elif ref.name == "unit_type":
             t = Type("unit_type")
+        elif ref.name in self.skipped:
+            t = ANY  # its declaration was lost to a syntax error
         else:
             candidates = ["int", "bool", "text", "hex", "side", "unit", "face", "die", "tag", "list"]
             candidates += list(self.rules.enums) + list(self.rules.kinds)
@@ -183,6 +187,8 @@ class Lowerer:
     def undefined(self, ctx: Context, scope: Scope, name: str, span: Span, kind: str = "name") -> None:
         if name in self.skipped:
             return  # dropped by syntax-error recovery: the syntax error is the real problem
+        if kind == "name" and ctx.event == "":
+            return  # in a trigger on an unknown event (already reported) any name may be an argument
         if kind == "name" and self.no_subject(ctx, scope, name, span):
             return
         pool = scope.all_names() | set(self.rules.options) | set(self.rules.symbols) | \
@@ -240,7 +246,7 @@ class Lowerer:
 
     def field_type(self, ctx: Context, t: Type, name: str, span: Span) -> tuple[str, Type]:
         base = t.name
-        if base == "any":
+        if base == "any" or name in self.skipped:  # a field lost to a syntax error is not 'unknown'
             return "any", ANY
         if base.startswith("event:"):
             event = self.rules.events.get(base[6:])
@@ -656,9 +662,10 @@ class Lowerer:
         if not rest:
             t = scope.lookup(head)
             if t is None:
-                if head not in self.skipped and not self.no_subject(ctx, scope, head, node.span):
+                if head not in self.skipped and ctx.event != "" and not self.no_subject(ctx, scope, head, node.span):
                     self.err(ctx, BAD_ASSIGN, f"'{head}' is not a variable here", node.span,
                              f"introduce it first with 'let {head} = …'")
+                scope.names[head] = vt  # as if introduced here, so its later uses are not errors too
                 return None
             self.check_op(ctx, node, t, vt)
             return ir.SetLocal(head, node.op, value, origin=o)

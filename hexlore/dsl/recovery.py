@@ -211,22 +211,9 @@ def _sync_points(text: str, offset: int, at_error: bool):
         yield offset
     end_of_line = text.find("\n", offset)
     end_of_line = len(text) if end_of_line == -1 else end_of_line
-    i = offset + 1 if at_error or offset < len(text) else offset
-    in_string = False
-    while i < end_of_line:
-        ch = text[i]
-        if in_string:
-            if ch == "\\":
-                i += 1
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch == "#":
-            break
-        elif ch in "{}":
+    for i, ch in _code(text, offset + 1, end_of_line):
+        if ch in "{}":
             yield i
-        i += 1
     line = end_of_line + 1
     while line < len(text):
         nxt = text.find("\n", line)
@@ -302,7 +289,14 @@ def _plan(state, token: Token) -> tuple[int, int] | None:
     rbrace = Token.new_borrow_pos("RBRACE", "}", token)
     end = Token.new_borrow_pos("$END", "", token)
     word = token.type not in ("RBRACE", "LBRACE", "$END", "ELSE")
-    depths = _boundaries(state) if word else range(len(state.state_stack), 0, -1)
+    if word:
+        depths = _boundaries(state)
+    else:
+        # a brace never pops an open '{': that would reopen or drop a block already read
+        opened = _open_tokens(state, ("LBRACE",))
+        at = next((i for i, v in enumerate(state.value_stack) if v is opened[-1]), None) if opened else None
+        floor = at + 2 if at is not None and token.type != "$END" else 1
+        depths = range(len(state.state_stack), floor - 1, -1)
     for depth in depths:
         for closing in range(MAX_CLOSING + 1):
             braces = [rbrace] * closing
@@ -339,25 +333,32 @@ def _move(thread, text: str, offset: int) -> None:
     counter.line_start_pos = _line_start(text, offset)
 
 
+def _code(text: str, start: int, end: int):
+    """(offset, character) of text[start:end] outside comments and closed strings.
+
+    A '"' with no closing '"' on its line is not a string (the lexer could not read one
+    either), so a brace after a broken string still counts.
+    """
+    i = start
+    end = min(end, len(text))
+    while i < end:
+        ch = text[i]
+        if ch == "#":
+            newline = text.find("\n", i)
+            i = end if newline == -1 else newline
+            continue
+        if ch == '"':
+            match = re.compile(r'"([^"\\\n]|\\.)*"').match(text, i)
+            if match:
+                i = match.end()
+                continue
+        yield i, ch
+        i += 1
+
+
 def _opened_between(text: str, start: int, end: int) -> int:
     """'{' minus '}' in text[start:end], outside strings and comments."""
-    depth = 0
-    in_string = in_comment = False
-    for i in range(start, min(end, len(text))):
-        ch = text[i]
-        if in_comment:
-            in_comment = ch != "\n"
-        elif in_string:
-            in_string = ch not in '"\n'
-        elif ch == "#":
-            in_comment = True
-        elif ch == '"':
-            in_string = True
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-    return depth
+    return sum(1 if ch == "{" else -1 for _, ch in _code(text, start, end) if ch in "{}")
 
 
 def _names_in(value, out: set[str]) -> None:
@@ -449,28 +450,13 @@ def _suspect_brace(text: str, outer: Token, stop: int) -> tuple[int, int]:
     Scans from the outermost open brace to the error; falls back to the innermost open one.
     """
     stack: list[int] = []
-    i = outer.start_pos
-    in_string = in_comment = False
-    while i < stop:
-        ch = text[i]
-        if in_comment:
-            in_comment = ch != "\n"
-        elif in_string:
-            if ch == "\\":
-                i += 1
-            elif ch in '"\n':
-                in_string = False
-        elif ch == "#":
-            in_comment = True
-        elif ch == '"':
-            in_string = True
-        elif ch == "{":
+    for i, ch in _code(text, outer.start_pos, stop):
+        if ch == "{":
             stack.append(i)
         elif ch == "}" and stack:
             opened = stack.pop()
             if _first_on_line(text, i) and _indent(text, i) < _indent(text, opened):
                 return _position(text, opened)
-        i += 1
     return _position(text, stack[-1] if stack else outer.start_pos)
 
 
