@@ -21,28 +21,18 @@ UNHEARD_EVENT = "W003"
 UNUSED = "W004"
 
 
+#: where each kind of syntax node names a declaration (a name, or a tuple of names)
+_NAMES_IN = {ast.Name: ("name",), ast.Call: ("func",), ast.Emit: ("event",), ast.TypeRef: ("name",),
+             ast.Definition: ("kind", "traits"), ast.TraitDecl: ("traits",), ast.FaceDecl: ("tags",),
+             ast.TriggerDecl: ("event",), ast.FieldsDecl: ("name",)}
+
+
 def _references(node, out: set[str]) -> None:
     """Every name a piece of syntax mentions as a declaration: values, calls, types, traits…"""
     if isinstance(node, ast.Node):
-        if isinstance(node, ast.Name):
-            out.add(node.name)
-        elif isinstance(node, ast.Call):
-            out.add(node.func)
-        elif isinstance(node, ast.Emit):
-            out.add(node.event)
-        elif isinstance(node, ast.TypeRef):
-            out.add(node.name)
-        elif isinstance(node, ast.Definition):
-            out.add(node.kind)
-            out.update(node.traits)
-        elif isinstance(node, ast.TraitDecl):
-            out.update(node.traits)
-        elif isinstance(node, ast.FaceDecl):
-            out.update(node.tags)
-        elif isinstance(node, ast.TriggerDecl):
-            out.add(node.event)
-        elif isinstance(node, ast.FieldsDecl):
-            out.add(node.name)
+        for attr in _NAMES_IN.get(type(node), ()):
+            value = getattr(node, attr)
+            out.update(value if isinstance(value, tuple) else (value,))
         for f in dataclasses.fields(node):
             _references(getattr(node, f.name), out)
     elif isinstance(node, (tuple, list)):

@@ -140,16 +140,7 @@ def _repair(exc: UnexpectedInput, state, thread, text: str) -> bool:
     if not _feeds(state, depth, 0, [meant]):
         return False
     end = token.end_pos if token.end_pos is not None else token.start_pos + len(token)
-    trial = _trial(state, depth)
-    lexer = copy(thread)
-    _move(lexer, text, end)
-    try:
-        trial.feed_token(meant)
-        for i, next_token in enumerate(lexer.lex(trial)):
-            trial.feed_token(next_token)
-            if i + 1 >= LOOKAHEAD:
-                break
-    except UnexpectedInput:
+    if not _holds(state, thread, text, end, depth, [meant]):
         return False
     state.feed_token(meant)
     _move(thread, text, end)
@@ -308,15 +299,15 @@ def _plan(state, token: Token) -> tuple[int, int] | None:
     return None
 
 
-def _holds(state, thread, text: str, sync: int, plan: tuple[int, int], token: Token) -> bool:
-    """Does parsing resumed at ``sync`` read the next few tokens without a new error?"""
-    depth, closing = plan
+def _holds(state, thread, text: str, sync: int, depth: int, first: list[Token]) -> bool:
+    """Does parsing resumed at stack ``depth``, fed ``first``, then the text at ``sync``,
+    read the next few tokens without a new error?"""
     trial = _trial(state, depth)
     lexer = copy(thread)
     _move(lexer, text, sync)
     try:
-        for _ in range(closing):
-            trial.feed_token(Token.new_borrow_pos("RBRACE", "}", token))
+        for token in first:
+            trial.feed_token(token)
         for i, next_token in enumerate(lexer.lex(trial)):
             trial.feed_token(next_token)
             if i + 1 >= LOOKAHEAD:
@@ -389,7 +380,8 @@ def _resynchronise(parser: Lark, exc: UnexpectedInput, source: Source, state, th
                 if plan is None or (sync == offset and plan == (top, 0)):
                     continue
                 fallback = fallback or (sync, candidate, plan)
-                if _holds(state, thread, text, sync, plan, candidate):
+                if _holds(state, thread, text, sync, plan[0],
+                          [Token.new_borrow_pos("RBRACE", "}", candidate)] * plan[1]):
                     choice = (sync, candidate, plan)
                     break
             if choice:
