@@ -104,9 +104,17 @@ def _conjuncts(x: ir.X | None) -> list[ir.X]:
     return [x]
 
 
-def _leaves(stmts: tuple[ir.S, ...]) -> bool:
-    """Can running these statements leave the body or loop early (stop, return, break)?"""
-    return any(isinstance(n, (ir.Stop, ir.Return, ir.Break)) for s in stmts for n in _walk(s))
+#: built-ins that end the game at once (the runtime unwinds every trigger and procedure)
+GAME_ENDERS = ("win", "draw_game")
+
+
+def _leaves(stmts: tuple[ir.S, ...], enders: frozenset[str] = frozenset()) -> bool:
+    """Can running these statements leave early: stop, return, break, or end the game
+    (a game-ending built-in, or a call to a procedure in ``enders`` that may use one)?"""
+    return any(isinstance(n, (ir.Stop, ir.Return, ir.Break))
+               or (isinstance(n, ir.CallBuiltin) and n.name in GAME_ENDERS)
+               or (isinstance(n, ir.CallProcedure) and n.name in enders)
+               for s in stmts for n in _walk(s))
 
 
 class Bodies:
@@ -116,6 +124,25 @@ class Bodies:
         self.rules = rules
         self.emitted_by = emitted_by  # node id -> events it may emit, through calls too
         self._certain: dict[str, frozenset[str]] = {}
+        self.enders = self._game_enders()
+
+    def _game_enders(self) -> frozenset[str]:
+        """Procedures that may end the game, directly or through the procedures they call."""
+        enders: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for name, spec in self.rules.procedures.items():
+                if name not in enders and self._ends(spec.body, enders):
+                    enders.add(name)
+                    changed = True
+        return frozenset(enders)
+
+    @staticmethod
+    def _ends(body, enders) -> bool:
+        return any((isinstance(n, ir.CallBuiltin) and n.name in GAME_ENDERS)
+                   or (isinstance(n, ir.CallProcedure) and n.name in enders)
+                   for st in body for n in _walk(st))
 
     def certain_emits(self, procedure: str, visiting: frozenset[str] = frozenset()) -> frozenset[str]:
         """Events a procedure emits on every run."""
@@ -158,14 +185,15 @@ class Bodies:
                 yield from self._walk_block(st.body, conditions, closed, False, visiting)
             elif isinstance(st, ir.Repeat):
                 sure = isinstance(st.times, ir.Const) and isinstance(st.times.value, int) and st.times.value >= 1
-                yield from self._walk_block(st.body, conditions, closed, certain and sure and not _leaves(st.body),
+                yield from self._walk_block(st.body, conditions, closed,
+                                            certain and sure and not _leaves(st.body, self.enders),
                                             visiting)
             elif isinstance(st, ir.SetField):
                 key = _closing(st)
                 if key is not None:
                     closed = closed | {key}
             if isinstance(st, (ir.Stop, ir.Return, ir.Break)) or \
-                    (isinstance(st, (ir.If, ir.ForEach, ir.Repeat)) and _leaves((st,))):
+                    _leaves((st,), self.enders):
                 certain = False
 
 
