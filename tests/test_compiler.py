@@ -67,7 +67,10 @@ def test_unknown_pack_gets_a_did_you_mean(tmp_path):
 def test_duplicates_and_overrides(tmp_path):
     dup = compile_text(tmp_path, "pack demo.dup\nuse battlelore.core\noption banners_to_win: int = 3\n")
     [d] = [d for d in dup.diagnostics if d.is_error]
-    assert d.code == "C002" and "override" in d.hint
+    # replacing a used pack's declaration needs 'override' (C012); a clash inside one pack is C002
+    assert d.code == "C012" and "override" in d.hint
+    twice = compile_text(tmp_path, "pack demo.twice\noption x: int = 3\noption x: int = 4\n", "twice.lore")
+    assert [d.code for d in twice.diagnostics if d.is_error] == ["C002"]
     ok = compile_text(tmp_path, "pack demo.mod\nuse battlelore.core\noverride option banners_to_win: int = 3\n",
                       "mod.lore")
     assert ok.ok
@@ -122,7 +125,9 @@ def test_event_cycles_are_reported(tmp_path):
     rules = compile_text(tmp_path, "pack demo.loop\nevent ping()\nevent pong()\n"
                                    "trigger a on ping { emit pong() }\ntrigger b on pong { emit ping() }\n"
                                    "procedure start() { emit ping() }\n")
-    assert any(d.code == "W002" and "ping → pong → ping" in d.message for d in rules.diagnostics)
+    # nothing can stop this cycle: an error naming the triggers in order (was a W002 warning)
+    assert any(d.code == "C016" and "'a' emits 'pong' → 'b' emits 'ping' → 'a'" in d.message
+               for d in rules.diagnostics)
 
 
 def test_a_pack_found_by_name_must_declare_that_name(tmp_path):

@@ -14,6 +14,7 @@ from .declare import declare
 from .graph import EventTriggerGraph, build_graph
 from .model import RuleSet
 from .packs import bundled_rules_root, load_packs
+from .usage import check_usage
 
 __all__ = ["compile_packs", "RuleSet", "EventTriggerGraph", "bundled_rules_root"]
 
@@ -26,8 +27,9 @@ def compile_packs(requests: list[str], search_paths: list[Path] | None = None) -
     """
     loaded = load_packs(requests, search_paths)
     rules = declare(loaded)
-    graph, graph_diags = build_graph(rules)
+    graph, graph_diags = build_graph(rules, loaded.skipped)
     rules.graph = graph
-    rules.diagnostics = sorted(loaded.diagnostics + rules.diagnostics + graph_diags,
+    usage = check_usage(loaded, rules, loaded.diagnostics + rules.diagnostics)
+    rules.diagnostics = sorted(loaded.diagnostics + rules.diagnostics + graph_diags + usage,
                                key=Diagnostic.sort_key)
     return rules

@@ -7,6 +7,8 @@ lowered by :mod:`.lower`.
 
 from __future__ import annotations
 
+import re
+
 from ..dsl import ast
 from ..dsl.diagnostics import Diagnostic, Severity, Span, did_you_mean, error
 from . import ir
@@ -14,16 +16,14 @@ from .lower import BAD_CALL, TYPE_MISMATCH, UNDEFINED_NAME, UNKNOWN_FIELD, Conte
 from .model import (DefinitionSpec, DieSpec, EventSpec, FaceSpec, FieldSpec, FunctionSpec, GameSpec,
                     KindSpec, OptionSpec, ParamSpec, ProcedureSpec, RuleSet, Symbol, TableSpec,
                     TraitSpec, TriggerSpec)
+from .names import BUILTIN_KINDS, DUPLICATE, NameTable
 from .packs import LoadedPacks, pack_name
 from .types import ANY, INT, Type
 
-DUPLICATE = "C002"
-BAD_OVERRIDE = "C012"
 MISSING_FIELD = "C013"
 BAD_GAME = "C014"
 RECURSION = "C015"
 
-BUILTIN_KINDS = ("unit", "side", "hex", "game", "terrain", "card")
 GAME_BLOCKS = ("setup", "round", "end")
 GAME_SETTINGS = {"max_rounds": INT, "default_terrain": Type("terrain")}
 
@@ -31,44 +31,12 @@ GAME_SETTINGS = {"max_rounds": INT, "default_terrain": Type("terrain")}
 def declare(loaded: LoadedPacks) -> RuleSet:
     rules = RuleSet(packs=loaded.pack_names, sources=dict(loaded.sources))
     diags: list[Diagnostic] = []
-    owners: dict[str, str] = {}
-    where: dict[str, tuple[str, Span]] = {}
-    chosen: dict[str, tuple[ast.Decl, str, str]] = {}  # name -> (decl, pack, file)
-    order: list[str] = []
+    table = NameTable(loaded.visible)
+    owners, where, chosen, order, register = table.owners, table.where, table.chosen, table.order, table.register
     fields_decls: list[tuple[ast.FieldsDecl, str, str]] = []
 
     for kind in BUILTIN_KINDS:
         rules.kinds[kind] = KindSpec(kind, {}, True, ir.NOWHERE)
-
-    def register(name: str, decl: ast.Decl, pack: str, file: str, span: Span) -> None:
-        if name in BUILTIN_KINDS and not isinstance(decl, ast.FieldsDecl):
-            diags.append(error(DUPLICATE, f"'{name}' is a built-in kind and cannot be redeclared", file, span,
-                               f"use 'fields {name} {{ … }}' to add fields to it"))
-            return
-        if name in owners:
-            first_file, first_span = where[name]
-            if decl.override:
-                if owners[name] == pack:
-                    diags.append(error(BAD_OVERRIDE, f"'{name}' overrides a declaration of its own pack",
-                                       file, span, "remove 'override' or the earlier declaration"))
-                    return
-                diags.append(Diagnostic(Severity.NOTE, "N001", f"'{name}' from pack '{owners[name]}' is "
-                                        f"overridden by pack '{pack}'", file, span))
-            else:
-                diags.append(error(DUPLICATE, f"'{name}' is already declared at {first_file}:"
-                                   f"{first_span.line}:{first_span.column}", file, span,
-                                   "rename one of them, or write 'override' before the later one "
-                                   "if it is meant to replace the first"))
-                return
-        elif decl.override:
-            diags.append(error(BAD_OVERRIDE, f"'{name}' overrides nothing", file, span,
-                               "remove 'override': no used pack declares this name"))
-        else:
-            order.append(name)
-            # visibility follows the original declaration: an override is seen wherever it was
-            owners[name] = pack
-        where[name] = (file, span)
-        chosen[name] = (decl, pack, file)
 
     for module in loaded.modules:
         pack = pack_name(module)
@@ -79,7 +47,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                 continue
             if isinstance(decl, ast.EnumDecl):
                 for value in decl.values:
-                    register(value, decl, pack, module.path, span)
+                    register(value, decl, pack, module.path, span, value_of=decl)
             if isinstance(decl, ast.DieDecl):
                 for face in decl.faces:
                     if not face.label.isdigit() and face.label not in owners:
@@ -87,7 +55,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                         where[face.label] = (module.path, face.span)
             register(decl.name, decl, pack, module.path, span)
 
-    lowerer = Lowerer(rules, loaded.visible, owners)
+    lowerer = Lowerer(rules, loaded.visible, owners, loaded.skipped)
 
     def ctx_for(pack: str, file: str, **kw) -> Context:
         return Context(file=file, pack=pack, **kw)
@@ -117,7 +85,13 @@ def declare(loaded: LoadedPacks) -> RuleSet:
         ctx = ctx_for(pack, file, pure=True, what="a declaration")
         if isinstance(decl, ast.DieDecl):
             faces = []
+            labels: set[str] = set()
             for face in decl.faces:
+                if face.label in labels:
+                    diags.append(error(DUPLICATE, f"die '{decl.name}' has two faces '{face.label}'", file,
+                                       face.span, "give each face its own name (tags may repeat)"))
+                    continue
+                labels.add(face.label)
                 tags = {face.label} if not face.label.isdigit() else set()
                 for t in face.tags:
                     if t not in rules.symbols:
@@ -139,6 +113,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
             guess = did_you_mean(decl.name, rules.kinds)
             diags.append(error(UNDEFINED_NAME, f"unknown kind '{decl.name}'", file, decl.name_span,
                                f"did you mean '{guess}'?" if guess else "declare it with 'kind NAME { … }'"))
+            lowerer.skipped.update(f.name for f in decl.fields)
             continue
         ctx = ctx_for(pack, file)
         for f in decl.fields:
@@ -151,7 +126,8 @@ def declare(loaded: LoadedPacks) -> RuleSet:
     for name, decl, pack, file in decls_in_order:
         ctx = ctx_for(pack, file)
         if isinstance(decl, ast.EventDecl):
-            rules.events[name] = EventSpec(name, _params(lowerer, ctx, decl.params), origin(file, decl), pack)
+            rules.events[name] = EventSpec(name, _params(lowerer, ctx, decl.params), origin(file, decl), pack,
+                                           decl.doc)
         elif isinstance(decl, ast.FunctionDecl):
             rules.functions[name] = FunctionSpec(name, _params(lowerer, ctx, decl.params),
                                                  lowerer.resolve_type(ctx, decl.returns), ir.Const(None),
@@ -212,6 +188,10 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                     diags.append(error(TYPE_MISMATCH, "table keys must be constants", file, key.span))
                     continue
                 lowerer.expect(ctx, spec.key_type, kt, key.span, f"a key of table '{name}'")
+                if kx.value is not None and any(k == kx.value for k, _ in entries):
+                    diags.append(error(DUPLICATE, f"table '{name}' has two entries for '{kx.value}'", file,
+                                       key.span, "keep one of them"))
+                    continue
                 vx, vt = lowerer.expr(ctx, Scope(), value)
                 lowerer.expect(ctx, spec.value_type, vt, value.span, f"a value of table '{name}'")
                 entries.append((kx.value, vx))
@@ -219,10 +199,15 @@ def declare(loaded: LoadedPacks) -> RuleSet:
         elif isinstance(decl, ast.TraitDecl):
             for t in decl.traits:
                 if t not in rules.traits:
-                    diags.append(error(UNDEFINED_NAME, f"undefined trait '{t}'", file, decl.span,
-                                       _guess(t, rules.traits)))
+                    diags.append(error(UNDEFINED_NAME, f"undefined trait '{t}'", file,
+                                       _word_span(rules, file, decl.span, t),
+                                       _guess(t, rules.traits) or f"declare it with 'trait {t} {{ … }}'"))
             values = []
             for p in decl.props:
+                if any(n == p.name for n, _ in values):
+                    diags.append(error(DUPLICATE, f"trait '{name}' sets '{p.name}' twice", file, p.span,
+                                       "keep one of them"))
+                    continue
                 x, t = lowerer.expr(ctx, Scope(), p.value)
                 values.append((p.name, x))
                 trait_types[(name, p.name)] = (t, p.value.span, file, pack)
@@ -263,13 +248,16 @@ def declare(loaded: LoadedPacks) -> RuleSet:
             else:
                 lowerer.check_visible(ctx_for(pack, file), decl.event, decl.event_span)
                 scope.names.update({p.name: p.type for p in event.params})
-            gctx = ctx_for(pack, file, pure=True, what=f"the guard of trigger '{decl.name}'")
+            # event "" marks a trigger on an unknown event: its arguments are unknown too
+            known = decl.event if event is not None else ""
+            gctx = ctx_for(pack, file, pure=True, what=f"the guard of trigger '{decl.name}'",
+                           event=known, trigger=decl.name)
             guard = None
             if decl.guard is not None:
                 guard, gt = lowerer.expr(gctx, scope, decl.guard)
                 lowerer.expect(gctx, Type("bool"), gt, decl.guard.span, "a trigger guard")
             optional_by = lowerer.expr(gctx, scope, decl.optional_by)[0] if decl.optional_by else None
-            ctx = ctx_for(pack, file, what=f"trigger '{decl.name}'")
+            ctx = ctx_for(pack, file, what=f"trigger '{decl.name}'", event=known, trigger=decl.name)
             body = lowerer.block(ctx, scope, decl.body)
             rules.triggers.append(TriggerSpec(
                 decl.name, decl.timing, decl.event, guard, optional_by, decl.priority, body,
@@ -287,6 +275,10 @@ def declare(loaded: LoadedPacks) -> RuleSet:
         decl, pack, file = games[0]
         blocks = {}
         for bname, block in decl.blocks:
+            if bname in blocks:
+                diags.append(error(DUPLICATE, f"game '{decl.name}' has two '{bname}' blocks", file, block.span,
+                                   "merge them into one"))
+                continue
             if bname not in GAME_BLOCKS:
                 diags.append(error(BAD_GAME, f"unknown game block '{bname}'", file, block.span,
                                    _guess(bname, GAME_BLOCKS) or f"blocks are {', '.join(GAME_BLOCKS)}"))
@@ -297,6 +289,10 @@ def declare(loaded: LoadedPacks) -> RuleSet:
             emits["game " + bname] = ctx.emits
         settings = {}
         for prop in decl.settings:
+            if prop.name in settings:
+                diags.append(error(DUPLICATE, f"game '{decl.name}' sets '{prop.name}' twice", file, prop.span,
+                                   "keep one of them"))
+                continue
             if prop.name not in GAME_SETTINGS:
                 diags.append(error(BAD_GAME, f"unknown game setting '{prop.name}'", file, prop.span,
                                    _guess(prop.name, GAME_SETTINGS) or
@@ -311,7 +307,11 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                                "add 'round { … }': what happens in one round of play"))
         rules.game = GameSpec(decl.name, decl.title, blocks, settings, origin(file, decl))
     diags.extend(_procedure_cycles(rules, calls))
-    rules.diagnostics = diags + lowerer.diagnostics
+    diags.extend(_trait_cycles(rules))
+    # names in text dropped after a syntax error are consequences of it, not new mistakes
+    diags = [d for d in diags if not (d.code in (UNDEFINED_NAME, UNKNOWN_FIELD)
+                                      and set(re.findall(r"'(\w+)'", d.message)) & lowerer.skipped)]
+    rules.diagnostics = table.diagnostics + diags + lowerer.diagnostics
     rules.calls = calls
     rules.emits = emits
     return rules
@@ -319,6 +319,19 @@ def declare(loaded: LoadedPacks) -> RuleSet:
 
 _DECL_WORDS = ("enum", "tag", "die", "kind", "fields", "trait", "option", "table", "function",
                "procedure", "event", "trigger", "game")
+
+
+def _word_span(rules: RuleSet, file: str, span: Span, word: str) -> Span:
+    """The span of ``word`` on the first line of ``span`` (after its start), else ``span``.
+
+    Trait names in the syntax tree carry no span of their own; they sit on the header line.
+    """
+    source = rules.sources.get(file)
+    if source is None:
+        return span
+    line = source.line_text(span.line)
+    match = re.compile(rf"\b{re.escape(word)}\b").search(line, max(span.column - 1, 0))
+    return Span.at(span.line, match.start() + 1, len(word)) if match else span
 
 
 def _guess(name, pool) -> str | None:
@@ -349,19 +362,24 @@ def _definition(lowerer: Lowerer, rules: RuleSet, decl: ast.Definition, pack: st
     ctx = Context(file, pack, pure=True, what=f"{decl.kind} '{decl.name}'")
     traits: list[str] = []
 
-    def add_trait(name: str, span: Span) -> None:
-        if name in traits:
-            return
+    visiting: set[str] = set()
+
+    def add_trait(name: str, span: Span | None) -> None:
+        if name in traits or name in visiting:
+            return  # a cycle of traits is reported at the traits themselves (C015)
         trait = rules.traits.get(name)
         if trait is None:
-            diags.append(error(UNDEFINED_NAME, f"undefined trait '{name}'", file, span, _guess(name, rules.traits)))
+            if span is not None:  # an undefined trait inside a trait is reported at that trait
+                diags.append(error(UNDEFINED_NAME, f"undefined trait '{name}'", file, span,
+                                   _guess(name, rules.traits) or f"declare it with 'trait {name} {{ … }}'"))
             return
+        visiting.add(name)
         for inner in trait.traits:
-            add_trait(inner, span)
+            add_trait(inner, None)
         traits.append(name)
 
     for t in decl.traits:
-        add_trait(t, decl.span)
+        add_trait(t, _word_span(rules, file, decl.span, t))
     values: dict[str, ir.X] = {}
     for tname in traits:
         trait = rules.traits[tname]
@@ -376,7 +394,13 @@ def _definition(lowerer: Lowerer, rules: RuleSet, decl: ast.Definition, pack: st
                 tctx = Context(tfile, tpack, pure=True, what=f"trait '{tname}'")
                 lowerer.expect(tctx, kind.fields[fname].type, t, span, f"field '{fname}' of trait '{tname}'")
             values[fname] = value
+    seen: set[str] = set()
     for prop in decl.props:
+        if prop.name in seen:
+            diags.append(error(DUPLICATE, f"{decl.kind} '{decl.name}' sets '{prop.name}' twice", file, prop.span,
+                               "keep one of them"))
+            continue
+        seen.add(prop.name)
         spec = kind.fields.get(prop.name)
         value, t = lowerer.expr(ctx, Scope(), prop.value)
         if spec is None:
@@ -394,29 +418,76 @@ def _definition(lowerer: Lowerer, rules: RuleSet, decl: ast.Definition, pack: st
                           tuple(values.items()), ir.Origin(file, decl.span), pack)
 
 
-def _procedure_cycles(rules: RuleSet, calls: dict[str, set[str]]) -> list[Diagnostic]:
-    """Procedures may not call themselves, even indirectly: every run must end."""
+def _trait_cycles(rules: RuleSet) -> list[Diagnostic]:
+    """Traits may not include themselves, even through other traits."""
     out = []
-    graph = {name: calls.get("procedure " + name, set()) for name in rules.procedures}
-    state: dict[str, int] = {}
-    stack: list[str] = []
+    reported: set[frozenset[str]] = set()
+    for start in sorted(rules.traits):
+        stack = [(start, [start])]
+        while stack:
+            name, path = stack.pop()
+            for inner in rules.traits[name].traits if name in rules.traits else ():
+                if inner == start:
+                    if frozenset(path) not in reported:
+                        reported.add(frozenset(path))
+                        origin = rules.traits[start].origin
+                        out.append(error(RECURSION, "traits include each other in a cycle: "
+                                         + " → ".join(path + [start]), origin.file, origin.span,
+                                         "remove one of the 'is' links; a trait cannot contain itself"))
+                elif inner not in path and inner in rules.traits:
+                    stack.append((inner, path + [inner]))
+    return out
 
-    def visit(name: str) -> None:
-        state[name] = 1
-        stack.append(name)
-        for callee in sorted(graph.get(name, ())):
+
+def _call_cycles(what: str, graph: dict[str, set[str]], origins: dict[str, ir.Origin]) -> list[Diagnostic]:
+    """Procedures (or functions) may not call themselves, even indirectly: every run must end.
+
+    Iterative depth-first search, so a long chain of calls cannot exhaust Python's stack.
+    """
+    out = []
+    state: dict[str, int] = {}
+    for root in sorted(graph):
+        if root in state:
+            continue
+        state[root] = 1
+        path = [root]
+        todo = [iter(sorted(graph.get(root, ())))]
+        while todo:
+            callee = next(todo[-1], None)
+            if callee is None:
+                todo.pop()
+                state[path.pop()] = 2
+                continue
             if state.get(callee) == 1:
-                cycle = stack[stack.index(callee):] + [callee]
-                origin = rules.procedures[callee].origin
-                out.append(error(RECURSION, "procedures call each other in a cycle: " + " → ".join(cycle),
+                cycle = path[path.index(callee):] + [callee]
+                origin = origins[callee]
+                out.append(error(RECURSION, f"{what} call each other in a cycle: " + " → ".join(cycle),
                                  origin.file, origin.span,
                                  "unbounded recursion is not allowed; use 'repeat N' or 'for each'"))
-            elif state.get(callee) is None and callee in graph:
-                visit(callee)
-        stack.pop()
-        state[name] = 2
-
-    for name in sorted(graph):
-        if name not in state:
-            visit(name)
+            elif callee not in state and callee in graph:
+                state[callee] = 1
+                path.append(callee)
+                todo.append(iter(sorted(graph.get(callee, ()))))
     return out
+
+
+def _procedure_cycles(rules: RuleSet, calls: dict[str, set[str]]) -> list[Diagnostic]:
+    procedures = {name: calls.get("procedure " + name, set()) for name in rules.procedures}
+    functions = {name: {n.name for n in _ir_nodes(spec.body) if isinstance(n, (ir.CallFunction, ir.FunctionRef))}
+                 for name, spec in rules.functions.items()}
+    return (_call_cycles("procedures", procedures, {n: p.origin for n, p in rules.procedures.items()})
+            + _call_cycles("functions", functions, {n: f.origin for n, f in rules.functions.items()}))
+
+
+def _ir_nodes(x):
+    """Every IR node under ``x`` (iteratively)."""
+    import dataclasses
+
+    stack = [x]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ir.X, ir.S)):
+            yield node
+            stack.extend(getattr(node, f.name) for f in dataclasses.fields(node) if f.name != "origin")
+        elif isinstance(node, tuple):
+            stack.extend(node)

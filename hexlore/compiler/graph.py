@@ -2,8 +2,9 @@
 
 Nodes are events, triggers, procedures and the game's blocks; edges are ``listens``
 (trigger → event it waits for), ``emits`` (trigger/procedure/block → event) and ``calls``
-(→ procedure). The compiler uses it to find triggers that can never fire and unbounded
-event cycles; the runtime uses its dispatch table; ``hexlore graph`` exports it.
+(→ procedure). The compiler uses it to find triggers that can never fire and event
+cycles (:mod:`.cycles`); the runtime uses its dispatch table; ``hexlore graph`` exports it
+as JSON, DOT or Mermaid.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ import json
 from dataclasses import dataclass, field
 
 from ..dsl.diagnostics import Diagnostic, warning
+from .cycles import check_cycles
 from .model import RuleSet
 
 NEVER_FIRES = "W001"
-EVENT_CYCLE = "W002"
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,8 +50,50 @@ class EventTriggerGraph:
     def dumps(self) -> str:
         return json.dumps(self.to_json(), indent=2, sort_keys=True)
 
+    def to_dot(self) -> str:
+        """Graphviz DOT; every id and label is a quoted, escaped string."""
+        shapes = {"event": "ellipse", "trigger": "box", "procedure": "component", "game": "house"}
+        lines = ["digraph lore {"]
+        for n in self.to_json()["nodes"]:
+            lines.append(f"  {_dot(n['id'])} [label={_dot(n['name'])}, shape={shapes[n['kind']]}];")
+        for e in self.edges:
+            lines.append(f"  {_dot(e.source)} -> {_dot(e.target)} [label={_dot(e.kind)}];")
+        lines.append("}")
+        return "\n".join(lines)
+
+    def to_mermaid(self) -> str:
+        """A Mermaid flowchart; node ids are generated (n0, n1…) and labels are quoted and escaped."""
+        nodes = self.to_json()["nodes"]
+        ids = {n["id"]: f"n{i}" for i, n in enumerate(nodes)}
+        lines = ["flowchart LR"]
+        for n in nodes:
+            left, right = ("([", "])") if n["kind"] == "event" else ("[", "]")
+            lines.append(f'  {ids[n["id"]]}{left}"{_mermaid(n["kind"] + " " + n["name"])}"{right}')
+        for e in self.edges:
+            if e.source in ids and e.target in ids:
+                lines.append(f"  {ids[e.source]} -->|{_mermaid(e.kind)}| {ids[e.target]}")
+        return "\n".join(lines)
+
+    def _out(self) -> dict[str, list[Edge]]:
+        cached = self.__dict__.get("_index")
+        if cached is None or cached[0] != len(self.edges):
+            index: dict[str, list[Edge]] = {}
+            for e in self.edges:
+                index.setdefault(e.source, []).append(e)
+            cached = (len(self.edges), index)
+            self.__dict__["_index"] = cached
+        return cached[1]
+
     def emitted_by(self, node: str) -> set[str]:
         """Events a node may emit, directly or through the procedures it calls."""
+        return {t.removeprefix("event:") for t in self._reach(node, "emits")}
+
+    def called_by(self, node: str) -> set[str]:
+        """Procedures a node may call, directly or through other procedures."""
+        return {t.removeprefix("procedure:") for t in self._reach(node, "calls")}
+
+    def _reach(self, node: str, kind: str) -> set[str]:
+        out_edges = self._out()
         seen: set[str] = set()
         out: set[str] = set()
         todo = [node]
@@ -59,16 +102,25 @@ class EventTriggerGraph:
             if current in seen:
                 continue
             seen.add(current)
-            for e in self.edges:
-                if e.source == current:
-                    if e.kind == "emits":
-                        out.add(e.target.removeprefix("event:"))
-                    elif e.kind == "calls":
-                        todo.append(e.target)
+            for e in out_edges.get(current, ()):
+                if e.kind == kind:
+                    out.add(e.target)
+                if e.kind == "calls":
+                    todo.append(e.target)
         return out
 
 
-def build_graph(rules: RuleSet) -> tuple[EventTriggerGraph, list[Diagnostic]]:
+def _dot(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _mermaid(text: str) -> str:
+    # Mermaid has no backslash escapes inside quoted labels: it uses HTML entity codes
+    return "".join(f"#{ord(c)};" if c in '"#<>|[](){}' or ord(c) < 32 else c for c in text)
+
+
+def build_graph(rules: RuleSet, skipped: frozenset[str] | set[str] = frozenset()
+                ) -> tuple[EventTriggerGraph, list[Diagnostic]]:
     calls, emits = rules.calls, rules.emits
     g = EventTriggerGraph(events=sorted(rules.events), triggers=[t.name for t in rules.triggers],
                           procedures=sorted(rules.procedures),
@@ -87,34 +139,41 @@ def build_graph(rules: RuleSet) -> tuple[EventTriggerGraph, list[Diagnostic]]:
             g.edges.append(Edge(node_id(key), f"event:{event}", "emits"))
         for proc in sorted(calls.get(key, ())):
             g.edges.append(Edge(node_id(key), f"procedure:{proc}", "calls"))
-
-    diags: list[Diagnostic] = []
-    emitted: set[str] = set()
-    for key in set(calls) | set(emits):
-        emitted |= g.emitted_by(node_id(key))
-    for t in rules.triggers:
-        if t.event in rules.events and t.event not in emitted:
-            diags.append(warning(NEVER_FIRES, f"trigger '{t.name}' can never fire: nothing emits '{t.event}'",
-                                 t.origin.file, t.origin.span,
-                                 f"emit it somewhere with 'emit {t.event}(…)', or remove the trigger"))
-    # event cycles: event -> triggers listening -> events they may emit
-    follows: dict[str, set[str]] = {}
-    for t in rules.triggers:
-        follows.setdefault(t.event, set()).update(g.emitted_by(f"trigger:{t.name}"))
-    reported: set[frozenset[str]] = set()
-    for start in sorted(follows):
-        stack = [(start, [start])]
-        while stack:
-            current, path = stack.pop()
-            for nxt in sorted(follows.get(current, ())):
-                if nxt == start:
-                    cycle = frozenset(path)
-                    if cycle not in reported:
-                        reported.add(cycle)
-                        spec = rules.events[start]
-                        diags.append(warning(EVENT_CYCLE, "events may trigger each other in a cycle: "
-                                             + " → ".join(path + [start]), spec.origin.file, spec.origin.span,
-                                             "make sure a condition ends it; the runtime stops at depth 64"))
-                elif nxt not in path and len(path) < 12:
-                    stack.append((nxt, path + [nxt]))
+    diags = _never_fires(rules, g, skipped)
+    diags += check_cycles(rules, g.emitted_by, g.called_by)
     return g, diags
+
+
+def _never_fires(rules: RuleSet, g: EventTriggerGraph, skipped) -> list[Diagnostic]:
+    """W001: triggers whose event nothing that can run ever emits.
+
+    Procedures (which scenario tests may call) and game blocks can always run; a trigger can
+    run if its event is emitted by something that can run. Triggers only emitted to by
+    triggers that can never fire can never fire either.
+    """
+    live: set[str] = set()
+    for key in rules.calls.keys() | rules.emits.keys():
+        if not key.startswith("trigger "):
+            live |= g.emitted_by(key.replace(" ", ":", 1))
+    changed = True
+    while changed:
+        changed = False
+        for t in rules.triggers:
+            if t.event in live:
+                new = g.emitted_by(f"trigger:{t.name}") - live
+                if new:
+                    live |= new
+                    changed = True
+    diags = []
+    for t in rules.triggers:
+        if t.event not in rules.events or t.event in live or t.event in skipped:
+            continue
+        sources = sorted(u.name for u in rules.triggers if t.event in g.emitted_by(f"trigger:{u.name}"))
+        if sources:
+            message = (f"trigger '{t.name}' can never fire: '{t.event}' is emitted only by triggers that can "
+                       f"never fire ({', '.join(sources)})")
+        else:
+            message = f"trigger '{t.name}' can never fire: nothing emits '{t.event}'"
+        diags.append(warning(NEVER_FIRES, message, t.origin.file, t.origin.span,
+                             f"emit it somewhere with 'emit {t.event}(…)', or remove the trigger"))
+    return diags

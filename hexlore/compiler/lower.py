@@ -24,6 +24,10 @@ BAD_CALL = "C006"
 IMPURE = "C007"
 BAD_ASSIGN = "C008"
 NOT_VISIBLE = "C009"
+NO_SUBJECT = "C017"
+
+#: words from other languages for "the thing this rule is about"; Lore names subjects explicitly
+SELF_WORDS = ("self", "this", "it", "me")
 
 #: fields every instance of a built-in kind has, whatever the packs declare
 BUILTIN_FIELDS: dict[str, dict[str, Type]] = {
@@ -73,15 +77,22 @@ class Context:
     what: str = "procedure"
     returns: Type | None = None
     in_loop: int = 0
+    #: the event a trigger listens to (its arguments are the trigger's subjects); None elsewhere
+    event: str | None = None
+    trigger: str | None = None
     emits: set[str] = field(default_factory=set)
     calls: set[str] = field(default_factory=set)
 
 
 class Lowerer:
-    def __init__(self, rules: RuleSet, visible: dict[str, set[str]], owners: dict[str, str]):
+    def __init__(self, rules: RuleSet, visible: dict[str, set[str]], owners: dict[str, str],
+                 skipped: set[str] | frozenset[str] = frozenset()):
         self.rules = rules
         self.visible = visible
         self.owners = owners  # declared name -> pack that declares it
+        # names in text dropped after a syntax error, or fields of a 'fields' block whose kind is
+        # unknown: never reported as undefined or unknown, the first error is the real problem
+        self.skipped: set[str] = set(skipped)
         self.diagnostics: list[Diagnostic] = []
 
     # ------------------------------------------------------------ helpers
@@ -109,6 +120,8 @@ class Lowerer:
             t = Type(ref.name)
         elif ref.name == "unit_type":
             t = Type("unit_type")
+        elif ref.name in self.skipped:
+            t = ANY  # its declaration was lost to a syntax error
         else:
             candidates = ["int", "bool", "text", "hex", "side", "unit", "face", "die", "tag", "list"]
             candidates += list(self.rules.enums) + list(self.rules.kinds)
@@ -121,7 +134,8 @@ class Lowerer:
 
     def expect(self, ctx: Context, expected: Type, actual: Type, span: Span, what: str) -> None:
         if not compatible(expected, actual):
-            self.err(ctx, TYPE_MISMATCH, f"{what} should be {_show(expected)}, not {_show(actual)}", span)
+            self.err(ctx, TYPE_MISMATCH, f"{what} should be {_show(expected)}, not {_show(actual)}", span,
+                     type_hint(expected, actual))
 
     # ------------------------------------------------------------ expressions
     def expr(self, ctx: Context, scope: Scope, node: ast.Expr) -> tuple[ir.X, Type]:
@@ -171,6 +185,12 @@ class Lowerer:
         return ir.Const(None, origin=o), ANY
 
     def undefined(self, ctx: Context, scope: Scope, name: str, span: Span, kind: str = "name") -> None:
+        if name in self.skipped:
+            return  # dropped by syntax-error recovery: the syntax error is the real problem
+        if kind == "name" and ctx.event == "":
+            return  # in a trigger on an unknown event (already reported) any name may be an argument
+        if kind == "name" and self.no_subject(ctx, scope, name, span):
+            return
         pool = scope.all_names() | set(self.rules.options) | set(self.rules.symbols) | \
             set(self.rules.definitions) | set(self.rules.dice) | {"game"}
         if kind == "call":
@@ -179,8 +199,44 @@ class Lowerer:
             pool = set(self.rules.events)
         guess = did_you_mean(name, pool)
         what = {"call": "function or procedure", "event": "event"}.get(kind, "name")
+        fallback = {"call": f"declare it with 'function {name}(…) -> TYPE = …' or 'procedure {name}(…) {{ … }}'",
+                    "event": f"declare it with 'event {name}(…)'"}.get(
+            kind, "no variable, parameter, option, symbol, definition or die has this name here")
         self.err(ctx, UNDEFINED_NAME, f"undefined {what} '{name}'", span,
-                 f"did you mean '{guess}'?" if guess else None)
+                 f"did you mean '{guess}'?" if guess else fallback)
+
+    def no_subject(self, ctx: Context, scope: Scope, name: str, span: Span) -> bool:
+        """C017: a rule names a subject that nothing binds here (an event argument, or 'self').
+
+        A trigger sees the arguments of its own event only; procedures, functions and game
+        blocks see their parameters. A name that is an argument of *another* event, or a word
+        like ``self``, is almost always a rule written for the wrong place.
+        """
+        carriers = sorted(e.name for e in self.rules.events.values() if any(p.name == name for p in e.params))
+        if not carriers and name not in SELF_WORDS:
+            return False
+        shown = ", ".join(carriers[:4]) + (", …" if len(carriers) > 4 else "")
+        if ctx.event is not None:
+            event = self.rules.events.get(ctx.event)
+            gives = ", ".join(p.name for p in event.params) if event else ""
+            gives = f"'{ctx.event}' gives: {gives}" if gives else f"'{ctx.event}' has no arguments"
+            if name in SELF_WORDS:
+                self.err(ctx, NO_SUBJECT, f"Lore has no '{name}': trigger '{ctx.trigger}' names its subjects "
+                         f"by the arguments of event '{ctx.event}'", span, gives)
+            else:
+                self.err(ctx, NO_SUBJECT, f"trigger '{ctx.trigger}' listens to '{ctx.event}', which has no "
+                         f"argument '{name}'", span, f"{gives}; '{name}' is an argument of {shown}: "
+                         f"listen to that event, or add '{name}' to '{ctx.event}'")
+            return True
+        if name in SELF_WORDS:
+            self.err(ctx, NO_SUBJECT, f"Lore has no '{name}': nothing is bound to it in {ctx.what}", span,
+                     "pass the unit (or side, hex) as a parameter, e.g. 'procedure rest(u: unit)'")
+        else:
+            self.err(ctx, NO_SUBJECT, f"'{name}' is not bound in {ctx.what}: it is an argument of event "
+                     f"{shown}, and event arguments exist only in triggers", span,
+                     f"add a parameter '{name}' to {ctx.what}, or move this rule into a trigger on "
+                     f"{carriers[0]}")
+        return True
 
     def x_Field(self, ctx, scope, node: ast.Field):
         obj, t = self.expr(ctx, scope, node.obj)
@@ -190,7 +246,7 @@ class Lowerer:
 
     def field_type(self, ctx: Context, t: Type, name: str, span: Span) -> tuple[str, Type]:
         base = t.name
-        if base == "any":
+        if base == "any" or name in self.skipped:  # a field lost to a syntax error is not 'unknown'
             return "any", ANY
         if base.startswith("event:"):
             event = self.rules.events.get(base[6:])
@@ -219,7 +275,8 @@ class Lowerer:
                 return "def", fields[name]
             self.err(ctx, UNKNOWN_FIELD, f"{kind} has no field '{name}'", span, _suggest(name, fields))
             return "def", ANY
-        self.err(ctx, TYPE_MISMATCH, f"a value of type {_show(t)} has no fields", span)
+        self.err(ctx, TYPE_MISMATCH, f"a value of type {_show(t)} has no fields", span,
+                 "fields belong to units, sides, hexes, the game, faces, definitions and event records")
         return "any", ANY
 
     def x_Index(self, ctx, scope, node: ast.Index):
@@ -235,7 +292,8 @@ class Lowerer:
         index, it = self.expr(ctx, scope, node.key)
         self.expect(ctx, INT, it, node.key.span, "a list index")
         if t.name not in ("list", "any"):
-            self.err(ctx, TYPE_MISMATCH, f"only lists and tables can be indexed, not {_show(t)}", node.span)
+            self.err(ctx, TYPE_MISMATCH, f"only lists and tables can be indexed, not {_show(t)}", node.span,
+                     "read a field with '.' instead, e.g. u.side")
         return ir.ListIndex(obj, index, origin=o), (t.item or ANY) if t.name == "list" else ANY
 
     def args_for(self, ctx, scope, params, args: tuple[ast.Arg, ...], span: Span, what: str,
@@ -267,6 +325,7 @@ class Lowerer:
                     continue
                 values[a.name] = (x, t, a.span)
         out: list[ir.X] = []
+        missing: list[tuple[str, Type]] = []
         for pname, ptype, pdefault in params:
             if pname in values:
                 x, t, aspan = values[pname]
@@ -275,8 +334,12 @@ class Lowerer:
             elif pdefault is not None:
                 out.append(pdefault)
             else:
-                self.err(ctx, BAD_CALL, f"{what} needs argument '{pname}'", span)
-                ok = False
+                missing.append((pname, ptype))
+        if missing:
+            listed = _and_list([f"'{n}'" for n, _ in missing])
+            self.err(ctx, BAD_CALL, f"{what} needs argument{'s' if len(missing) > 1 else ''} {listed}", span,
+                     "give " + ", ".join(f"{n}: {_show(t)}" for n, t in missing))
+            ok = False
         for x, t, aspan in extra:
             self.expect(ctx, params[-1][1], t, aspan, f"argument of {what}")
             out.append(x)
@@ -306,8 +369,10 @@ class Lowerer:
         if name in BUILTINS:
             b = BUILTINS[name]
             if ctx.pure and b.effect != PURE:
-                self.err(ctx, IMPURE, f"'{name}' changes the game and cannot be used in {ctx.what}",
-                         node.span)
+                doing = "rolls dice" if b.effect == "random" else "changes the game"
+                self.err(ctx, IMPURE, f"'{name}' {doing} and cannot be used in {ctx.what}", node.span,
+                         "functions, guards and defaults only compute values: do this in a procedure or "
+                         "trigger and pass the result in")
             params = []
             for pname, ptype in b.params:
                 params.append((pname, ptype, None))
@@ -358,7 +423,8 @@ class Lowerer:
                      f"aggregates are {', '.join(sorted(AGGREGATES))}")
         source, st = self.expr(ctx, scope, node.source)
         if st.name not in ("list", "any"):
-            self.err(ctx, TYPE_MISMATCH, f"'each {node.var} in …' needs a list, not {_show(st)}", node.source.span)
+            self.err(ctx, TYPE_MISMATCH, f"'each {node.var} in …' needs a list, not {_show(st)}", node.source.span,
+                     type_hint(list_of(ANY), st))
         item = (st.item or ANY) if st.name == "list" else ANY
         inner = scope.child()
         inner.names[node.var] = item
@@ -371,7 +437,8 @@ class Lowerer:
             mapped, mt = self.expr(ctx, inner, node.mapped)
         result = AGGREGATES.get(node.func, ANY)
         if node.func in ("sum", "min", "max") and not is_numeric(mt):
-            self.err(ctx, TYPE_MISMATCH, f"'{node.func}' needs numbers, not {_show(mt)}", node.span)
+            self.err(ctx, TYPE_MISMATCH, f"'{node.func}' needs numbers, not {_show(mt)}", node.span,
+                     f"give a number after ':', e.g. {node.func}(each x in list: x.value)")
         if node.func in ("any", "all") and node.mapped is not None:
             self.expect(ctx, BOOL, mt, node.mapped.span, f"the value of '{node.func}'")
         if node.func == "list":
@@ -401,7 +468,8 @@ class Lowerer:
             return ir.Binary(op, left, right, origin=o), BOOL
         if op == "in":
             if rt.name not in ("list", "any"):
-                self.err(ctx, TYPE_MISMATCH, f"'in' needs a list on its right, not {_show(rt)}", node.right.span)
+                self.err(ctx, TYPE_MISMATCH, f"'in' needs a list on its right, not {_show(rt)}", node.right.span,
+                         "to compare two values use '=='")
             return ir.Binary(op, left, right, origin=o), BOOL
         if op == "+" and (lt.name == "list" or rt.name == "list"):
             for t, span in ((lt, node.left.span), (rt, node.right.span)):
@@ -411,7 +479,8 @@ class Lowerer:
             return ir.Binary("++", left, right, origin=o), lt if lt.name == "list" else rt
         for side, t, span in (("left", lt, node.left.span), ("right", rt, node.right.span)):
             if not is_numeric(t):
-                self.err(ctx, TYPE_MISMATCH, f"the {side} side of '{op}' should be int, not {_show(t)}", span)
+                self.err(ctx, TYPE_MISMATCH, f"the {side} side of '{op}' should be int, not {_show(t)}", span,
+                         type_hint(INT, t))
         if op in ("<", "<=", ">", ">="):
             return ir.Binary(op, left, right, origin=o), BOOL
         return ir.Binary(op, left, right, origin=o), INT
@@ -424,21 +493,45 @@ class Lowerer:
             if lt.name == "face":
                 if not (rt.name == "tag" or rt.name.startswith("enum:") or rt.name == "any"):
                     self.err(ctx, TYPE_MISMATCH, f"'is' on a face needs a tag or enum value, not {_show(rt)}",
-                             node.right.span)
+                             node.right.span, "test a tag or enum value the face carries, e.g. d is hit")
                 return ir.HasTag(left, right, origin=o), BOOL
             return ir.Binary("==", left, right, origin=o), BOOL
+        if lt.name not in ("unit", "unit_type", "any") and \
+                (lt.name not in self.rules.kinds or lt.name in ("side", "hex", "game")):
+            self.err(ctx, TYPE_MISMATCH, f"'is' needs a unit, a definition, a face or a symbol on its left, "
+                     f"not {_show(lt)}", node.left.span, "compare values with '=='")
+            return ir.Const(False, origin=o), BOOL
         if not isinstance(node.right, ast.Name):
             self.err(ctx, TYPE_MISMATCH, "'is' on a unit or definition needs a trait or definition name",
-                     node.right.span)
+                     node.right.span, "write 'x is TRAIT' or 'x is DEFINITION'")
             return ir.Const(False, origin=o), BOOL
         name = node.right.name
         if name not in self.rules.traits and name not in self.rules.definitions:
-            guess = did_you_mean(name, list(self.rules.traits) + list(self.rules.definitions))
-            self.err(ctx, UNDEFINED_NAME, f"undefined trait or definition '{name}'", node.right.span,
-                     f"did you mean '{guess}'?" if guess else None)
+            other = self.sort_of(name)
+            if other:
+                self.err(ctx, TYPE_MISMATCH, f"'{name}' is {other}, not a trait or definition", node.right.span,
+                         "'is' on a unit or definition tests its traits and type; compare a field with '==' "
+                         "(e.g. u.mood == calm)")
+            elif name not in self.skipped:
+                guess = did_you_mean(name, list(self.rules.traits) + list(self.rules.definitions))
+                self.err(ctx, UNDEFINED_NAME, f"undefined trait or definition '{name}'", node.right.span,
+                         f"did you mean '{guess}'?" if guess else f"declare it with 'trait {name} {{ … }}'")
         else:
             self.check_visible(ctx, name, node.right.span)
         return ir.IsA(left, name, origin=o), BOOL
+
+    def sort_of(self, name: str) -> str | None:
+        """'a die', 'an option', … for a declared name that is not a trait or definition."""
+        rules = self.rules
+        for table, what in ((rules.dice, "a die"), (rules.options, "an option"), (rules.functions, "a function"),
+                            (rules.procedures, "a procedure"), (rules.tables, "a table"),
+                            (rules.events, "an event")):
+            if name in table:
+                return what
+        if name in rules.symbols:
+            sym = rules.symbols[name]
+            return "a tag" if sym.group == "tag" else f"a value of enum '{sym.group}'"
+        return None
 
     def x_Conditional(self, ctx, scope, node: ast.Conditional):
         cond, ct = self.expr(ctx, scope, node.cond)
@@ -453,7 +546,8 @@ class Lowerer:
     def x_Emit(self, ctx, scope, node: ast.Emit):
         o = self.origin(ctx, node)
         if ctx.pure:
-            self.err(ctx, IMPURE, f"events cannot be emitted in {ctx.what}", node.span)
+            self.err(ctx, IMPURE, f"events cannot be emitted in {ctx.what}", node.span,
+                     "emit events from procedures and triggers")
         event = self.rules.events.get(node.event)
         if event is None:
             self.undefined(ctx, scope, node.event, node.span, "event")
@@ -470,10 +564,12 @@ class Lowerer:
     def x_Choose(self, ctx, scope, node: ast.Choose):
         o = self.origin(ctx, node)
         if ctx.pure:
-            self.err(ctx, IMPURE, f"decisions cannot be made in {ctx.what}", node.span)
+            self.err(ctx, IMPURE, f"decisions cannot be made in {ctx.what}", node.span,
+                     "make decisions in procedures and triggers")
         source, st = self.expr(ctx, scope, node.source)
         if st.name not in ("list", "any"):
-            self.err(ctx, TYPE_MISMATCH, f"'choose' needs a list of options, not {_show(st)}", node.source.span)
+            self.err(ctx, TYPE_MISMATCH, f"'choose' needs a list of options, not {_show(st)}", node.source.span,
+                     type_hint(list_of(ANY), st))
         item = (st.item or ANY) if st.name == "list" else ANY
         by, bt = self.expr(ctx, scope, node.by)
         self.expect(ctx, SIDE, bt, node.by.span, "the chooser ('by')")
@@ -490,7 +586,8 @@ class Lowerer:
     def x_Ask(self, ctx, scope, node: ast.Ask):
         o = self.origin(ctx, node)
         if ctx.pure:
-            self.err(ctx, IMPURE, f"decisions cannot be made in {ctx.what}", node.span)
+            self.err(ctx, IMPURE, f"decisions cannot be made in {ctx.what}", node.span,
+                     "make decisions in procedures and triggers")
         by, bt = self.expr(ctx, scope, node.by)
         self.expect(ctx, SIDE, bt, node.by.span, "the chooser ('by')")
         default = None
@@ -523,7 +620,8 @@ class Lowerer:
         if isinstance(node, ast.ForEach):
             source, st = self.expr(ctx, scope, node.source)
             if st.name not in ("list", "any"):
-                self.err(ctx, TYPE_MISMATCH, f"'for each' needs a list, not {_show(st)}", node.source.span)
+                self.err(ctx, TYPE_MISMATCH, f"'for each' needs a list, not {_show(st)}", node.source.span,
+                         type_hint(list_of(ANY), st))
             inner = scope.child()
             inner.names[node.var] = (st.item or ANY) if st.name == "list" else ANY
             ctx.in_loop += 1
@@ -564,8 +662,10 @@ class Lowerer:
         if not rest:
             t = scope.lookup(head)
             if t is None:
-                self.err(ctx, BAD_ASSIGN, f"'{head}' is not a variable here", node.span,
-                         f"introduce it first with 'let {head} = …'")
+                if head not in self.skipped and ctx.event != "" and not self.no_subject(ctx, scope, head, node.span):
+                    self.err(ctx, BAD_ASSIGN, f"'{head}' is not a variable here", node.span,
+                             f"introduce it first with 'let {head} = …'")
+                scope.names[head] = vt  # as if introduced here, so its later uses are not errors too
                 return None
             self.check_op(ctx, node, t, vt)
             return ir.SetLocal(head, node.op, value, origin=o)
@@ -605,6 +705,36 @@ class Lowerer:
 def _show(t: Type) -> str:
     text = str(t)
     return text.replace("enum:", "").replace("event:", "event ")
+
+
+def _and_list(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def type_hint(expected: Type, actual: Type) -> str:
+    """How to turn a value of ``actual`` into what is ``expected`` — the fix, in Lore."""
+    e, a = expected.name, actual.name
+    if a == "die" and e == "int":
+        return "a die is not a number: roll it with roll(N, die) and count or sum the faces"
+    if e == "list" and expected.item is not None and compatible(expected.item, actual):
+        return "wrap the single value in brackets to make a one-item list: [value]"
+    if a == "list" and actual.item is not None and compatible(expected, actual.item):
+        return "pick one item, e.g. first(list), or go through them with 'for each'"
+    if a == "list" and e == "int":
+        return "count the items with count(list)"
+    if a == "unit" and e in ("hex", "side"):
+        return f"use the unit's {e}: u.{e}"
+    if a == "unit_type" and e == "unit":
+        return "this is a unit type (a definition); units come from the scenario: units(), units_of(side)"
+    if e == "int" and a == "bool":
+        return "a condition is not a number: use (1 if CONDITION else 0)"
+    if e == "bool" and a in ("int", "face"):
+        return "compare it to get a condition, e.g. value > 0"
+    if e == "bool" and a not in ("any",):
+        return "compare it to get a condition, e.g. value != none"
+    if e == "text":
+        return "convert it with text(value)"
+    return f"give a value of type {_show(expected)} here"
 
 
 def _suggest(name: str, candidates) -> str | None:

@@ -106,6 +106,8 @@ class EventSpec:
     params: tuple[ParamSpec, ...]
     origin: ir.Origin
     pack: str
+    #: the description of a public event (for the log, scenario tests and other packs)
+    doc: str | None = None
 
 
 @dataclass(frozen=True)

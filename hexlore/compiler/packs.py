@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..dsl import ast
 from ..dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
-from ..dsl.parser import parse_with_diagnostics
+from ..dsl.parser import parse_source
 
 PACK_NOT_FOUND = "C001"
 USE_CYCLE = "C010"
@@ -35,6 +35,9 @@ class LoadedPacks:
     sources: dict[str, Source] = field(default_factory=dict)
     visible: dict[str, set[str]] = field(default_factory=dict)  # pack -> packs it may see
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: names mentioned in text that syntax-error recovery dropped: later stages do not report
+    #: them as undefined or unused, since the syntax error is the real problem
+    skipped: set[str] = field(default_factory=set)
 
     @property
     def pack_names(self) -> list[str]:
@@ -111,10 +114,10 @@ class PackLoader:
         shown = _display_path(path)
         source = Source(shown, text)
         self.result.sources[shown] = source
-        module, diags = parse_with_diagnostics(text, shown)
-        self.result.diagnostics.extend(diags)
-        if module is None:
-            module = ast.Module(shown, None, (), ())
+        parsed = parse_source(text, shown)
+        self.result.diagnostics.extend(parsed.diagnostics)
+        self.result.skipped |= parsed.skipped
+        module = parsed.module
         name = pack_name(module)
         if module.pack:
             expected = Path(*name.split(".")).with_suffix(".lore")

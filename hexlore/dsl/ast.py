@@ -312,11 +312,15 @@ class ProcedureDecl(Decl):
     params: tuple[Param, ...]
     returns: TypeRef | None
     body: Block
+    #: a described procedure is public: an entry point for scenario tests and other packs
+    doc: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class EventDecl(Decl):
     params: tuple[Param, ...]
+    #: a described event is public: meant for the event log, scenario tests and other packs
+    doc: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,24 +9,20 @@ designer can act on without reading the grammar.
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
+from dataclasses import dataclass
+
 from lark import Lark, Token, Transformer, Tree, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast
-from .diagnostics import Diagnostic, DiagnosticError, Source, Span, did_you_mean, error
+from .diagnostics import Diagnostic, DiagnosticError, Span
+from .recovery import (DECLARATION_KEYWORDS, STATEMENT_KEYWORDS, UNCLOSED_BRACE,  # noqa: F401 (re-exported)
+                       UNEXPECTED_CHARACTER, UNEXPECTED_END, UNEXPECTED_TOKEN, UNKNOWN_KEYWORD,
+                       UNMATCHED_BRACE, drop_deep_items, parse_recovering)
 
 GRAMMAR_PATH = Path(__file__).with_name("lore.lark")
-
-# Codes of syntax diagnostics, documented in docs/language.md.
-UNEXPECTED_TOKEN = "P001"
-UNEXPECTED_CHARACTER = "P002"
-UNCLOSED_BRACE = "P003"
-UNKNOWN_KEYWORD = "P004"
-UNEXPECTED_END = "P005"
-UNMATCHED_BRACE = "P006"
-
 
 class _WholeWords:
     """Post-lexer that keeps NAME in every lexer state.
@@ -58,21 +54,6 @@ def keywords() -> frozenset[str]:
                      if isinstance(t.pattern, PatternStr) and t.pattern.value.isalpha())
 
 
-DECLARATION_KEYWORDS = ("pack", "use", "override", "enum", "tag", "die", "kind", "fields",
-                        "trait", "option", "table", "function", "procedure", "event",
-                        "trigger", "game")
-STATEMENT_KEYWORDS = ("let", "if", "else", "for", "each", "repeat", "break", "stop",
-                      "return", "emit", "choose", "ask")
-
-TOKEN_NAMES = {
-    "LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['",
-    "RSQB": "']'", "COLON": "':'", "COMMA": "','", "DOT": "'.'", "NAME": "a name",
-    "INT": "a number", "STRING": "a string", "$END": "end of file", "ASSIGN_OP": "'='",
-    "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'", "MUL_OP": "'*' or '/'",
-    "EQUAL": "'='", "MINUS": "'-'", "QMARK": "'?'", "__ANON_0": "'->'",
-}
-
-
 def _span(meta_or_token) -> Span:
     if isinstance(meta_or_token, Token):
         end_col = meta_or_token.end_column or (meta_or_token.column + len(meta_or_token))
@@ -84,9 +65,19 @@ def _span(meta_or_token) -> Span:
     return Span(meta.line, meta.column, meta.end_line, meta.end_column)
 
 
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"'}
+_ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)")
+
+
 def _unquote(token: str) -> str:
-    body = token[1:-1]
-    return body.encode("latin-1", "backslashreplace").decode("unicode_escape") if "\\" in body else body
+    """The text of a string literal: \\n \\t \\r \\\\ \\" and \\uXXXX; any other backslash stays as written."""
+    def one(m: re.Match) -> str:
+        code = m.group(1)
+        if len(code) == 5:
+            return chr(int(code[1:], 16))
+        return _ESCAPES.get(code, m.group(0))
+
+    return _ESCAPE.sub(one, token[1:-1])
 
 
 @v_args(meta=True, inline=True)
@@ -227,15 +218,16 @@ class _Builder(Transformer):
         return ast.FunctionDecl(str(name), params or (), returns, body, span=_span(meta),
                                 name_span=_span(name))
 
-    def procedure_decl(self, meta, name, params, returns, body):
-        return ast.ProcedureDecl(str(name), params or (), returns, body, span=_span(meta),
-                                 name_span=_span(name))
+    def procedure_decl(self, meta, name, params, returns, doc, body):
+        return ast.ProcedureDecl(str(name), params or (), returns, body, _unquote(doc) if doc else None,
+                                 span=_span(meta), name_span=_span(name))
 
     def returns(self, meta, type_):
         return type_
 
-    def event_decl(self, meta, name, params):
-        return ast.EventDecl(str(name), params or (), span=_span(meta), name_span=_span(name))
+    def event_decl(self, meta, name, params, doc):
+        return ast.EventDecl(str(name), params or (), _unquote(doc) if doc else None, span=_span(meta),
+                             name_span=_span(name))
 
     def trigger_decl(self, meta, name, timing, event, guard, *rest):
         *options, body = rest
@@ -432,196 +424,44 @@ def _with_override(decl: ast.Decl) -> ast.Decl:
     return dataclasses.replace(decl, override=True)
 
 
-# ---------------------------------------------------------------- errors
-def _describe_expected(expected: set[str]) -> str:
-    names = sorted({TOKEN_NAMES.get(e, f"'{e.lower()}'" if e.isupper() and e.isalpha() else e)
-                    for e in expected if not e.startswith("__")})
-    if len(names) > 6:
-        names = names[:6] + ["…"]
-    return ", ".join(names)
+# ---------------------------------------------------------------- entry points
+@dataclass(frozen=True)
+class ParsedFile:
+    """A parsed file: its module (possibly partial), its syntax diagnostics, and the names
+    mentioned in text that recovery had to drop (see :mod:`.recovery`)."""
+
+    module: ast.Module
+    diagnostics: tuple[Diagnostic, ...]
+    skipped: frozenset[str]
 
 
-def _unclosed_brace(source: Source) -> Diagnostic | None:
-    """Find the '{' that is never closed (or a '}' that closes nothing), skipping strings and comments."""
-    stack: list[tuple[int, int]] = []
-    line, col = 1, 1
-    in_string = in_comment = False
-    text = source.text
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if in_comment:
-            if ch == "\n":
-                in_comment = False
-        elif in_string:
-            if ch == "\\":
-                i += 1
-                col += 1
-            elif ch == '"' or ch == "\n":
-                in_string = False
-        elif ch == "#":
-            in_comment = True
-        elif ch == '"':
-            in_string = True
-        elif ch == "{":
-            stack.append((line, col))
-        elif ch == "}":
-            if not stack:
-                return error(UNMATCHED_BRACE, "this '}' closes nothing", source.path,
-                             Span.at(line, col), "remove it, or add the '{' it was meant to close")
-            stack.pop()
-        if ch == "\n":
-            line, col = line + 1, 1
-        else:
-            col += 1
-        i += 1
-    if stack:
-        l, c = stack[-1]
-        return error(UNCLOSED_BRACE, "this '{' is never closed", source.path, Span.at(l, c),
-                     "add the missing '}' at the end of the block")
-    return None
-
-
-def _syntax_diagnostic(exc: UnexpectedInput, source: Source) -> Diagnostic:
-    if isinstance(exc, UnexpectedCharacters):
-        char = source.text[exc.pos_in_stream] if exc.pos_in_stream < len(source.text) else "?"
-        return error(UNEXPECTED_CHARACTER, f"unexpected character {char!r}", source.path,
-                     Span.at(exc.line, exc.column),
-                     "Lore uses '#' for comments and double quotes for strings")
-    if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
-        braces = _unclosed_brace(source)
-        if braces:
-            return braces
-        lines = source.text.splitlines() or [""]
-        return error(UNEXPECTED_END, "unexpected end of file", source.path,
-                     Span.at(len(lines), len(lines[-1]) + 1),
-                     f"expected {_describe_expected(set(getattr(exc, 'expected', ())))}")
-    assert isinstance(exc, UnexpectedToken)
-    token = exc.token
-    span = _span(token)
-    expected = set(exc.expected)
-    if "RBRACE" in expected and token.type != "RBRACE" and str(token) in DECLARATION_KEYWORDS:
-        braces = _unclosed_brace(source)
-        if braces:
-            return braces
-    first, first_span = _first_word_of_line(source, token)
-    if first and first not in keywords():
-        guess = did_you_mean(first, DECLARATION_KEYWORDS + STATEMENT_KEYWORDS)
-        if guess and first_span.column == _indent_column(source, token):
-            return error(UNKNOWN_KEYWORD, f"unknown keyword '{first}'", source.path, first_span,
-                         f"did you mean '{guess}'?")
-    if token.type == "RBRACE" and "RBRACE" not in expected:
-        braces = _unclosed_brace(source)
-        if braces and braces.code == UNMATCHED_BRACE:
-            return braces
-    if token.type == "NAME":
-        word = str(token)
-        pool = [k for k in keywords() if k.upper() in expected] or \
-            list(DECLARATION_KEYWORDS + STATEMENT_KEYWORDS)
-        guess = did_you_mean(word, pool)
-        if guess and guess != word:
-            return error(UNKNOWN_KEYWORD, f"unknown keyword '{word}'", source.path, span,
-                         f"did you mean '{guess}'?")
-        previous = _previous_word(source, token)
-        guess = did_you_mean(previous, DECLARATION_KEYWORDS + STATEMENT_KEYWORDS) if previous else None
-        if guess and guess != previous and previous not in keywords():
-            return error(UNKNOWN_KEYWORD, f"unknown keyword '{previous}'", source.path,
-                         _previous_word_span(source, token), f"did you mean '{guess}'?")
-    shown = str(token) if token.type != "STRING" else "a string"
-    message = f"unexpected {shown!r}" if token.type != "STRING" else "unexpected string"
-    if "RBRACE" in expected and token.type in {"NAME"} and _unclosed_brace(source):
-        pass
-    return error(UNEXPECTED_TOKEN, message, source.path, span,
-                 f"expected {_describe_expected(expected)}")
-
-
-def _first_word_of_line(source: Source, token: Token) -> tuple[str | None, Span]:
-    line_text = source.line_text(token.line)
-    stripped = line_text.lstrip()
-    word = ""
-    for ch in stripped:
-        if ch.isalnum() or ch == "_":
-            word += ch
-        else:
-            break
-    column = len(line_text) - len(stripped) + 1
-    return (word or None), Span.at(token.line, column, len(word))
-
-
-def _indent_column(source: Source, token: Token) -> int:
-    line_text = source.line_text(token.line)
-    return len(line_text) - len(line_text.lstrip()) + 1
-
-
-def _previous_word(source: Source, token: Token) -> str | None:
-    start = token.start_pos
-    text = source.text[:start].rstrip()
-    word = ""
-    for ch in reversed(text):
-        if ch.isalnum() or ch == "_":
-            word = ch + word
-        else:
-            break
-    return word or None
-
-
-def _previous_word_span(source: Source, token: Token) -> Span:
-    text = source.text[: token.start_pos].rstrip()
-    word = _previous_word(source, token) or ""
-    offset = len(text) - len(word)
-    line = source.text.count("\n", 0, offset) + 1
-    column = offset - (source.text.rfind("\n", 0, offset) + 1) + 1
-    return Span.at(line, column, len(word))
+def parse_source(text: str, path: str = "<string>") -> ParsedFile:
+    """Parse one Lore file, recovering after each syntax error; never raises on bad input."""
+    outcome = parse_recovering(lark_parser(), text, path)
+    module = ast.Module(path, None, (), ())
+    if outcome.tree is not None:
+        outcome.diagnostics.extend(drop_deep_items(outcome.tree, path, outcome.skipped))
+        module = _Builder(path).transform(outcome.tree)
+    return ParsedFile(module, tuple(sorted(outcome.diagnostics, key=Diagnostic.sort_key)),
+                      frozenset(outcome.skipped))
 
 
 def parse(text: str, path: str = "<string>") -> ast.Module:
     """Parse one Lore file; raise :class:`DiagnosticError` carrying the syntax diagnostics."""
-    module, diagnostics = parse_with_diagnostics(text, path)
-    if diagnostics:
-        raise DiagnosticError(diagnostics)
-    assert module is not None
-    return module
+    parsed = parse_source(text, path)
+    if parsed.diagnostics:
+        raise DiagnosticError(list(parsed.diagnostics))
+    return parsed.module
 
 
-def parse_with_diagnostics(text: str, path: str = "<string>") -> tuple[ast.Module | None, list[Diagnostic]]:
-    """Parse, returning the module (or None) and every syntax diagnostic found.
+def parse_with_diagnostics(text: str, path: str = "<string>") -> tuple[ast.Module, list[Diagnostic]]:
+    """Parse, returning the module and every syntax diagnostic found.
 
-    After a syntax error the parser resumes at the next top-level declaration keyword, so
-    one run reports the errors of every declaration, not just the first.
+    After a syntax error the parser resynchronises (at the next statement or declaration)
+    and keeps going, so one run reports every error; the module holds what could be parsed.
     """
-    source = Source(path, text)
-    diagnostics: list[Diagnostic] = []
-    try:
-        tree = lark_parser().parse(text)
-    except UnexpectedInput as exc:
-        diagnostics.append(_syntax_diagnostic(exc, source))
-        diagnostics.extend(_errors_after(exc, source))
-        return None, diagnostics
-    return _Builder(path).transform(tree), diagnostics
-
-
-def _errors_after(exc: UnexpectedInput, source: Source) -> list[Diagnostic]:
-    """Re-parse from the next declaration that starts at the beginning of a line."""
-    pos = getattr(exc, "pos_in_stream", None)
-    if pos is None:
-        token = getattr(exc, "token", None)
-        pos = getattr(token, "start_pos", None)
-    if pos is None:
-        return []
-    text = source.text
-    next_line = text.find("\n", pos)
-    while next_line != -1:
-        rest = text[next_line + 1:]
-        first = rest.split(None, 1)[0] if rest.strip() else ""
-        if rest[:1].isalpha() and first in DECLARATION_KEYWORDS:
-            break
-        next_line = text.find("\n", next_line + 1)
-    if next_line == -1:
-        return []
-    prefix_lines = text.count("\n", 0, next_line + 1)
-    padded = "\n" * prefix_lines + text[next_line + 1:]
-    _, more = parse_with_diagnostics(padded, source.path)
-    return more
+    parsed = parse_source(text, path)
+    return parsed.module, list(parsed.diagnostics)
 
 
 def parse_file(path: str | Path) -> ast.Module:

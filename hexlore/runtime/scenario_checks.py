@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ..compiler.model import RuleSet
 from ..compiler.types import Type
+from ..compiler.usage import OCCUPANCY_RULE
 from ..dsl.diagnostics import Diagnostic, did_you_mean, error
 from .game import UNKNOWN_FIELD, Game, RuntimeRuleError
 from .grid import Hex
@@ -35,7 +36,6 @@ BAD_ARGUMENTS = "S113"
 UNKNOWN_FACE = "S114"
 
 #: The function a pack declares to say which unit may stand on which hex.
-OCCUPANCY_RULE = "may_occupy"
 
 # Expected values of these types are compared as labels the scenario cannot check here
 # (faces are whatever was rolled; text and any are free).

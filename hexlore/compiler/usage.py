@@ -1,0 +1,131 @@
+"""Declarations nothing uses, and events nobody listens to.
+
+Both checks look at every pack compiled together, so a declaration used only by another
+pack counts as used when the two are checked together. What scenarios name is not seen
+here, so the checks leave alone what scenarios use: definitions (unit types, terrains,
+cards and the things of user kinds) and fields are never reported; an event that exists
+for the event log, scenario tests or other packs says so with a description, and so does a
+procedure meant as an entry point for scenario tests. Runtime hooks (functions the runtime
+calls by name, such as the occupancy rule) are used by definition.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from ..dsl import ast
+from ..dsl.diagnostics import Diagnostic, warning
+from .model import RuleSet
+from .packs import LoadedPacks
+
+UNHEARD_EVENT = "W003"
+UNUSED = "W004"
+
+#: Functions the runtime calls by name when a pack declares them (hooks), so never unused.
+OCCUPANCY_RULE = "may_occupy"
+RUNTIME_HOOKS = frozenset({OCCUPANCY_RULE})
+
+
+#: where each kind of syntax node names a declaration (a name, or a tuple of names)
+_NAMES_IN = {ast.Name: ("name",), ast.Call: ("func",), ast.Emit: ("event",), ast.TypeRef: ("name",),
+             ast.Definition: ("kind", "traits"), ast.TraitDecl: ("traits",), ast.FaceDecl: ("tags",),
+             ast.TriggerDecl: ("event",), ast.FieldsDecl: ("name",)}
+
+
+def _references(node, out: set[str]) -> None:
+    """Every name a piece of syntax mentions as a declaration: values, calls, types, traits…"""
+    if isinstance(node, ast.Node):
+        for attr in _NAMES_IN.get(type(node), ()):
+            value = getattr(node, attr)
+            out.update(value if isinstance(value, tuple) else (value,))
+        for f in dataclasses.fields(node):
+            _references(getattr(node, f.name), out)
+    elif isinstance(node, (tuple, list)):
+        for item in node:
+            _references(item, out)
+
+
+def _what(decl: ast.Decl, rules: RuleSet) -> tuple[str, str] | None:
+    """(message, hint) for a declaration nobody uses, or None if it is not checked."""
+    name = decl.name
+    later = "; if another pack uses it, check them together"
+    if isinstance(decl, ast.FunctionDecl) and name not in RUNTIME_HOOKS:
+        return (f"function '{name}' is never used", "call it from a rule, or remove it" + later)
+    if isinstance(decl, ast.ProcedureDecl) and rules.game is not None and decl.doc is None:
+        return (f"procedure '{name}' is never called, so it never runs in a game",
+                "call it from the game, a trigger or another procedure, or remove it; if it is an entry "
+                f"point for scenario tests or other packs, describe it: procedure {name}(…) \"what it does\" {{ … }}"
+                + later)
+    if isinstance(decl, ast.OptionDecl):
+        return (f"option '{name}' is never read by any rule, so changing it changes nothing",
+                "read it in a rule, or remove it" + later)
+    if isinstance(decl, ast.TableDecl):
+        return (f"table '{name}' is never read", f"read it with {name}[key], or remove it" + later)
+    if isinstance(decl, ast.EnumDecl):
+        return (f"enum '{name}' is never used: neither the type nor its values appear in any rule",
+                "use it, or remove it" + later)
+    if isinstance(decl, ast.TagDecl):
+        return (f"tag '{name}' is never used", "put it on a face ('face x is " + name + "') and test it, "
+                "or remove it" + later)
+    if isinstance(decl, ast.DieDecl):
+        return (f"die '{name}' is never rolled or named by any rule", f"roll it with roll(N, {name}), "
+                "or remove it" + later)
+    if isinstance(decl, ast.TraitDecl):
+        return (f"trait '{name}' is never given to a definition or tested with 'is'",
+                f"write 'is {name}' on a definition, or remove it" + later)
+    if isinstance(decl, ast.KindDecl):
+        return (f"kind '{name}' has no definitions and is never used as a type",
+                f"define one ('{name} NAME {{ … }}'), or remove it" + later)
+    if isinstance(decl, ast.EventDecl):
+        return (f"event '{name}' is never emitted and no trigger listens to it",
+                f"emit it ('emit {name}(…)') where it happens, or remove it" + later)
+    return None
+
+
+def check_usage(loaded: LoadedPacks, rules: RuleSet, found: list[Diagnostic]) -> list[Diagnostic]:
+    """W004 (unused declarations) and W003 (events emitted that no trigger listens to).
+
+    ``found`` are the diagnostics so far: a name an undefined-name error suggests ("did you
+    mean 'x'?") counts as used, since its misspelt use is already reported.
+    """
+    suggested = {m.group(1) for d in found if d.code == "C003" and d.hint
+                 for m in [re.fullmatch(r"did you mean '(\w+)'\?", d.hint)] if m}
+    excused = loaded.skipped | suggested
+    used_by: dict[int, set[str]] = {}
+    for module in loaded.modules:
+        for decl in module.decls:
+            refs: set[str] = set()
+            _references(decl, refs)
+            used_by[id(decl)] = refs
+    diags: list[Diagnostic] = []
+    for module in loaded.modules:
+        for decl in module.decls:
+            what = _what(decl, rules)
+            if what is None:
+                continue
+            names = {decl.name} | (set(decl.values) if isinstance(decl, ast.EnumDecl) else set())
+            if names & excused:
+                continue
+            if any(names & refs for key, refs in used_by.items() if key != id(decl)):
+                continue
+            span = decl.name_span if decl.name_span.line else decl.span
+            diags.append(warning(UNUSED, what[0], module.path, span, what[1]))
+    return diags + _unheard(rules, excused)
+
+
+def _unheard(rules: RuleSet, skipped) -> list[Diagnostic]:
+    heard = {t.event for t in rules.triggers}
+    emitters: dict[str, list[str]] = {}
+    for key, events in sorted(rules.emits.items()):
+        for event in events:
+            emitters.setdefault(event, []).append(key)
+    out = []
+    for name, spec in sorted(rules.events.items()):
+        if name in heard or name not in emitters or spec.doc is not None or name in skipped:
+            continue
+        out.append(warning(UNHEARD_EVENT, f"event '{name}' is emitted (by {', '.join(emitters[name][:3])}) but "
+                           "no trigger listens to it", spec.origin.file, spec.origin.span,
+                           f"add a trigger ('trigger NAME on {name} {{ … }}'), or, if it is meant for the event "
+                           f"log, scenario tests or other packs, describe it: event {name}(…) \"what it records\""))
+    return out
