@@ -82,7 +82,6 @@ def test_every_builtin_is_documented() -> None:
     assert not missing, f"built-ins missing from docs/language.md: {missing}"
 
 
-def test_every_diagnostic_code_is_documented() -> None:
-    codes = [f"P00{i}" for i in range(1, 7)] + [f"C0{i:02d}" for i in range(1, 16)] + ["W001", "W002"]
-    missing = [c for c in codes if f"`{c}`" not in TEXT]
-    assert not missing, missing
+def test_the_reference_points_at_the_diagnostics_catalogue() -> None:
+    # every code is documented in docs/diagnostics.md (tests/test_error_fixtures.py checks that)
+    assert "(diagnostics.md)" in TEXT
