@@ -88,37 +88,40 @@ def key(path) -> tuple:
 
 
 def brute_force(w: World) -> dict[Hex, tuple[int, tuple[Hex, ...], bool]]:
-    """Cheapest (then lowest-key) simple path to every hex, by enumerating all of them.
+    """The best simple path to every hex, by enumerating all of them.
 
     Written from the rules, not from the module: a step costs the hex's cost, +1 once for
-    an obstacle; a stop hex ends the move; zones of control per ``w.zoc``.
+    an obstacle; a stop hex ends the move; zones of control per ``w.zoc`` (with "stop", the
+    move ends and spends the whole budget). Best: fewest points spent, then the least the
+    steps cost, then the lowest ``(r, q)`` keys.
     """
-    best: dict[Hex, tuple[int, tuple, bool, tuple[Hex, ...]]] = {w.start: (0, (), False, ())}
+    best: dict[Hex, tuple] = {w.start: (0, 0, (), False, ())}
 
-    def walk(here: Hex, spent: int, path: tuple[Hex, ...], seen: frozenset[Hex]) -> None:
+    def walk(here: Hex, paid: int, path: tuple[Hex, ...], seen: frozenset[Hex]) -> None:
         for nxt in w.board.neighbours(here):
             if nxt in seen or w.cost[nxt] is None:
                 continue
-            new = spent + w.cost[nxt] + (1 if w.is_obstacle(here, nxt) else 0)
+            new = paid + w.cost[nxt] + (1 if w.is_obstacle(here, nxt) else 0)
             if new > w.budget:
                 continue
-            ended = w.stops[nxt]
+            ended, spent = w.stops[nxt], new
             if w.zoc != mv.ZOC_NONE and w.controlled[nxt]:
                 if w.zoc == mv.ZOC_ENTER:
                     ended = True
                 elif w.controlled[here]:
                     if w.zoc == mv.ZOC_FORBID:
                         continue
-                    ended, new = True, w.budget
+                    ended, spent = True, w.budget
             p = path + (nxt,)
+            mine = (spent, new, key(p), ended, p)
             old = best.get(nxt)
-            if old is None or (new, key(p)) < old[:2]:
-                best[nxt] = (new, key(p), ended, p)
+            if old is None or mine[:3] < old[:3]:
+                best[nxt] = mine
             if not ended:
                 walk(nxt, new, p, seen | {nxt})
 
     walk(w.start, 0, (), frozenset([w.start]))
-    return {h: (c, p, e) for h, (c, _k, e, p) in best.items()}
+    return {h: (spent, p, e) for h, (spent, _paid, _k, e, p) in best.items()}
 
 
 def check_route(w: World, target: Hex, route: mv.Route) -> None:
@@ -268,14 +271,23 @@ def test_directional_retreats_go_one_hex_farther_each_step(case) -> None:
 def test_path_comparison_walks_up_to_where_paths_part() -> None:
     """The fast search compares two candidate paths by their parent links only.
 
-    States are ``2 * hex + ended``; hex numbers follow ``(r, q)`` order. Tree: start 0 ->
-    hex 5 (state 10) -> hex 7 (state 14); start -> hex 3 (state 6).
+    States are ``3 * hex + kind``; hex numbers follow ``(r, q)`` order. Tree: start 0 ->
+    hex 5 (state 15) -> hex 7 (state 21); start -> hex 3 (state 9).
     """
-    parent = {0: -1, 10: 0, 14: 10, 6: 0}
-    depth = {0: 0, 10: 1, 14: 2, 6: 1}
-    assert mv._path_less(parent, depth, 6, 10, 9)       # [3, 9] < [5, 9]
-    assert not mv._path_less(parent, depth, 10, 6, 9)
-    assert mv._path_less(parent, depth, 10, 14, 6)      # [5, 6] < [5, 7, 6]: 6 < 7
-    assert not mv._path_less(parent, depth, 10, 14, 8)  # [5, 8] > [5, 7, 8]
-    assert mv._path_less(parent, depth, 10, 14, 7)      # [5, 7] is a prefix of [5, 7, 7]
-    assert not mv._path_less(parent, depth, 14, 10, 7)
+    parent = {0: -1, 15: 0, 21: 15, 9: 0}
+    depth = {0: 0, 15: 1, 21: 2, 9: 1}
+    assert mv._path_less(parent, depth, 9, 15, 9)       # [3, 9] < [5, 9]
+    assert not mv._path_less(parent, depth, 15, 9, 9)
+    assert mv._path_less(parent, depth, 15, 21, 6)      # [5, 6] < [5, 7, 6]: 6 < 7
+    assert not mv._path_less(parent, depth, 15, 21, 8)  # [5, 8] > [5, 7, 8]
+    assert mv._path_less(parent, depth, 15, 21, 7)      # [5, 7] is a prefix of [5, 7, 7]
+    assert not mv._path_less(parent, depth, 21, 15, 7)
+
+
+def test_edge_rank_steps_are_the_boards_toward_edge_hexes() -> None:
+    for board in (Board.battlelore(), Board.rectangle(5, 4, "even"), Board.hexagon(3)):
+        for edge in ("top", "bottom"):
+            rank = mv.edge_rank(board, edge)
+            for h in board:
+                allowed = [n for n in board.neighbours(h) if rank(h, n) is not None]
+                assert sorted(allowed, key=lambda n: n.q) == board.toward_edge(h, edge)

@@ -14,8 +14,9 @@ Three families of primitives live here.
   an obstacle *and* is entered across an obstacle still costs one surcharge). Entering a hex
   with ``stops(h)`` ends the move; hexes with ``can_end(h)`` false (occupied by a unit that
   may be passed through) are crossed but never ended on. Zones of control follow one of
-  :data:`ZOC_MODES`. Every hex comes back with its cheapest path; among paths of equal cost
-  the one whose steps, compared as ``(r, q)`` pairs from the first, sort lowest wins.
+  :data:`ZOC_MODES`. Every hex comes back with its cheapest path: fewest points spent, then
+  (when a zone of control took the points left) the cheapest steps, then the path whose
+  hexes, compared as ``(r, q)`` pairs from the first step, sort lowest.
 * **Teleport** (:func:`teleport_options`): any hex within a distance that the pack lets the
   unit land on; paths, terrain and units in between do not matter.
 * **Forced moves** (:func:`forced_options`, :func:`forced_paths`): a count of hexes (not
@@ -117,8 +118,9 @@ class MoveRules:
 
 @dataclass(frozen=True, slots=True)
 class Route:
-    """The cheapest way to one hex: points spent, the hexes entered (start excluded), and
-    whether the unit may end its move there and whether the move is over on arrival."""
+    """The cheapest way to one hex: points spent (the whole budget when a zone of control
+    took the rest), the hexes entered (start excluded), whether the unit may end its move
+    there and whether the move is over on arrival."""
 
     cost: int
     path: tuple[Hex, ...]
@@ -129,6 +131,13 @@ class Route:
 # ---------------------------------------------------------------------------
 # One step
 # ---------------------------------------------------------------------------
+
+
+# Kinds of search state: the move may go on from the hex; it is over there; it is over and
+# a zone of control took every point left. A hex can be reached in each way at once (a woods
+# hex in an enemy's zone), and only the first kind may be left, so each is its own state.
+_GOES_ON, _STOPPED, _SPENT = 0, 1, 2
+_KINDS = 3
 
 
 class _Stepper:
@@ -168,11 +177,12 @@ class _Stepper:
             known = self._ctl[h] = False if test is None else bool(test(h))
         return known
 
-    def step(self, cost: int, frm: Hex, to: Hex) -> tuple[int, int, bool] | None:
-        """``(new_cost, step_cost, ends)`` of stepping ``frm -> to`` having spent ``cost``.
+    def step(self, cost: int, frm: Hex, to: Hex) -> tuple[int, int, int] | None:
+        """``(new_cost, step_cost, kind)`` of stepping ``frm -> to`` having paid ``cost``.
 
-        ``None`` when the step is not allowed or not affordable. ``step_cost`` is what the
-        step itself costs before a zone of control takes the remaining points.
+        ``None`` when the step is not allowed or not affordable. Costs here are what the
+        steps cost; ``kind`` is :data:`_GOES_ON`, :data:`_STOPPED` or :data:`_SPENT` (the
+        move is over and a zone of control took every point left).
         """
         rules = self.rules
         c = rules.enter_cost(frm, to)
@@ -185,17 +195,20 @@ class _Stepper:
         new = cost + c
         if new > self.budget:
             return None
-        ends = self._stops_at(to)
+        kind = _STOPPED if self._stops_at(to) else _GOES_ON
         zoc = rules.zoc
         if zoc != ZOC_NONE and self._controlled(to):
             if zoc == ZOC_ENTER:
-                ends = True
+                kind = _STOPPED
             elif self._controlled(frm):
                 if zoc == ZOC_FORBID:
                     return None
-                ends = True  # ZOC_STOP: the move ends and uses every point left
-                new = self.budget
-        return new, c, ends
+                kind = _SPENT
+        return new, c, kind
+
+    def spent(self, cost: int, kind: int) -> int:
+        """Points a route spends: what its steps cost, or all of them after a zone took them."""
+        return self.budget if kind == _SPENT else cost
 
 
 def _validate(board: Board, start: Hex, budget: int) -> None:
@@ -244,16 +257,22 @@ def search(board: Board, start: Hex, budget: int, rules: MoveRules) -> dict[Hex,
     there", e.g. to join a friendly unit); use :func:`end_hexes` or :func:`reachable` for
     the hexes a move may end on.
 
-    How: Dijkstra over *states* ``(hex, move over?)``, because under a zone of control the
-    same hex can be reached with the move over (it came from a controlled hex) or not, and
-    only the second may go on. Ties of cost are broken by the path's ``(r, q)`` keys from
-    the first step (a proper prefix sorts first). Costs are positive in almost every game,
-    and then every candidate predecessor of a state is settled before the state itself, so
-    instead of carrying whole paths in the heap (what :func:`search_simple` does) the search
-    keeps parent links and compares two candidate paths only on a tie, by walking up the
-    tree of parents to where they part. A zero-cost step breaks that argument; the search
-    then falls back to :func:`search_simple`, which gives identical results (a test checks
-    that the two always agree).
+    Which route: the one that spends the fewest points; among those, the one whose steps
+    cost least (they differ only when a zone of control took the points left); then the one
+    whose hexes, compared as ``(r, q)`` pairs from the first step, come first (a proper
+    prefix first). That is the minimum over every legal path (a test checks it against
+    brute force).
+
+    How: Dijkstra over *states* — a hex where the move may go on, where it is over, or where
+    it is over with every point taken — since one hex may be reached in several of these
+    ways and only the first may be left. States are ordered by what their steps cost, then
+    by key: the zone rule "stop" makes the points *spent* independent of the path, so they
+    cannot order the search. When every step costs something (nearly every game), each
+    candidate predecessor of a state is settled before the state, so instead of carrying
+    whole paths in the heap (what :func:`search_simple` does) the search keeps parent links
+    and compares two candidate paths only on a tie, walking up the tree of parents to where
+    they part. A step costing nothing breaks that argument; the search then falls back to
+    :func:`search_simple`, which gives identical results (tests check they always agree).
     """
     _validate(board, start, budget)
     try:
@@ -265,7 +284,7 @@ def search(board: Board, start: Hex, budget: int, rules: MoveRules) -> dict[Hex,
 def _path_less(parent: dict[int, int], depth: dict[int, int], u: int, w: int, v: int) -> bool:
     """Is ``path(u) + [v]`` before ``path(w) + [v]``? States ``u != w``; ``v`` a hex number.
 
-    A state's number is ``2 * hex + ended``, so ``state >> 1`` is its hex number, and hex
+    A state's number is ``3 * hex + kind``, so ``state // 3`` is its hex number, and hex
     numbers follow ``(r, q)`` order. Walk both states up to their common ancestor and
     compare the first hexes after it; the sequence that ends there is a prefix and sorts
     first.
@@ -274,16 +293,16 @@ def _path_less(parent: dict[int, int], depth: dict[int, int], u: int, w: int, v:
     ka = kb = -1  # hex number just below the common ancestor on each side (-1: not moved)
     da, db = depth[a], depth[b]
     while da > db:
-        ka = a >> 1
+        ka = a // _KINDS
         a = parent[a]
         da -= 1
     while db > da:
-        kb = b >> 1
+        kb = b // _KINDS
         b = parent[b]
         db -= 1
     while a != b:
-        ka = a >> 1
-        kb = b >> 1
+        ka = a // _KINDS
+        kb = b // _KINDS
         a = parent[a]
         b = parent[b]
     x = v if ka < 0 else ka
@@ -294,11 +313,16 @@ def _path_less(parent: dict[int, int], depth: dict[int, int], u: int, w: int, v:
 
 
 def _search_fast(board: Board, start: Hex, budget: int, rules: MoveRules) -> dict[Hex, Route]:
+    # The step rules of _Stepper.step, inlined with per-hex answers cached by hex number:
+    # hashing Hex objects and calling methods is most of the cost of a search.
     idx = _index(board)
     hexes, nbrs = idx.hexes, idx.neighbours
-    stepper = _Stepper(rules, budget)
-    step = stepper.step
-    s0 = idx.number[start] << 1
+    enter_cost, obstacle, extra = rules.enter_cost, rules.obstacle, rules.obstacle_cost
+    stops, controlled, zoc = rules.stops, rules.controlled, rules.zoc
+    use_zoc = zoc != ZOC_NONE and controlled is not None
+    stop_at: dict[int, bool] = {}
+    ctl: dict[int, bool] = {}
+    s0 = idx.number[start] * _KINDS + _GOES_ON
     best: dict[int, int] = {s0: 0}
     parent: dict[int, int] = {s0: -1}
     depth: dict[int, int] = {s0: 0}
@@ -312,19 +336,47 @@ def _search_fast(board: Board, start: Hex, budget: int, rules: MoveRules) -> dic
             continue
         done.add(s)
         settled.append(s)
-        if s & 1:
-            continue  # the move is over on this state
-        i = s >> 1
+        i, kind = divmod(s, _KINDS)
+        if kind != _GOES_ON:
+            continue
         frm = hexes[i]
         d1 = depth[s] + 1
+        frm_ctl = None
         for j in nbrs[i]:
-            got = step(cost, frm, hexes[j])
-            if got is None:
+            to = hexes[j]
+            c = enter_cost(frm, to)
+            if c is None:
                 continue
-            new, c, ends = got
-            if c == 0:
-                raise _ZeroCostStep()
-            t = (j << 1) | ends
+            if c <= 0:
+                if c < 0:
+                    raise ValueError(f"negative cost {c} entering {to} from {frm}")
+                if not (obstacle is not None and extra > 0 and obstacle(frm, to)):
+                    raise _ZeroCostStep()
+            if obstacle is not None and obstacle(frm, to):
+                c += extra
+            new = cost + c
+            if new > budget:
+                continue
+            kind = stop_at.get(j)
+            if kind is None:
+                kind = stop_at[j] = _STOPPED if stops is not None and stops(to) else _GOES_ON
+            if use_zoc:
+                to_ctl = ctl.get(j)
+                if to_ctl is None:
+                    to_ctl = ctl[j] = bool(controlled(to))
+                if to_ctl:
+                    if zoc == ZOC_ENTER:
+                        kind = _STOPPED
+                    else:
+                        if frm_ctl is None:
+                            frm_ctl = ctl.get(i)
+                            if frm_ctl is None:
+                                frm_ctl = ctl[i] = bool(controlled(frm))
+                        if frm_ctl:
+                            if zoc == ZOC_FORBID:
+                                continue
+                            kind = _SPENT
+            t = j * _KINDS + kind
             if t in done:
                 continue
             known = best.get(t)
@@ -339,21 +391,25 @@ def _search_fast(board: Board, start: Hex, budget: int, rules: MoveRules) -> dic
     paths: dict[int, tuple[Hex, ...]] = {s0: ()}
     chosen: dict[int, int] = {}
     for s in settled:
+        i, kind = divmod(s, _KINDS)
         if s != s0:
-            paths[s] = paths[parent[s]] + (hexes[s >> 1],)
-        i = s >> 1
+            paths[s] = paths[parent[s]] + (hexes[i],)
         other = chosen.get(i)
         if other is None:
             chosen[i] = s
-        elif best[s] < best[other] or (
-            best[s] == best[other] and other != s0 and _path_less(parent, depth, parent[s], parent[other], i)
-        ):
+            continue
+        mine = (budget if kind == _SPENT else best[s], best[s])
+        theirs = (budget if other % _KINDS == _SPENT else best[other], best[other])
+        if mine < theirs or (mine == theirs and _path_less(parent, depth, parent[s], parent[other], i)):
             chosen[i] = s
+    can_end = rules.can_end
     result: dict[Hex, Route] = {}
     for i in sorted(chosen):
         s = chosen[i]
         h = hexes[i]
-        result[h] = Route(best[s], paths[s], s == s0 or stepper.can_end(h), bool(s & 1))
+        kind = s % _KINDS
+        ends = s == s0 or can_end is None or bool(can_end(h))
+        result[h] = Route(budget if kind == _SPENT else best[s], paths[s], ends, kind != _GOES_ON)
     return result
 
 
@@ -363,33 +419,34 @@ def search_simple(board: Board, start: Hex, budget: int, rules: MoveRules) -> di
     Kept as the reference the fast search is tested against, and used by it when a step
     costs nothing. Each heap entry is ``(cost, key, state, path)`` where ``key`` is the tuple
     of the path's ``(r, q)`` pairs, so the first time a state is popped it carries its
-    cheapest, lowest-key path.
+    cheapest, lowest-key path; each hex then takes the best of its states.
     """
     _validate(board, start, budget)
     stepper = _Stepper(rules, budget)
     Key = tuple[tuple[int, int], ...]
-    State = tuple[Hex, bool]
-    s0: State = (start, False)
+    State = tuple[Hex, int]
+    s0: State = (start, _GOES_ON)
     best: dict[State, tuple[int, Key]] = {s0: (0, ())}
-    heap: list[tuple[int, Key, Hex, bool, tuple[Hex, ...]]] = [(0, (), start, False, ())]
+    heap: list[tuple[int, Key, Hex, int, tuple[Hex, ...]]] = [(0, (), start, _GOES_ON, ())]
     done: set[State] = set()
-    found: dict[Hex, tuple[int, Key, bool, tuple[Hex, ...]]] = {}
+    found: dict[Hex, tuple[int, int, Key, int, tuple[Hex, ...]]] = {}
     while heap:
-        cost, key, here, ended, path = heapq.heappop(heap)
-        if (here, ended) in done:
+        cost, key, here, kind, path = heapq.heappop(heap)
+        if (here, kind) in done:
             continue
-        done.add((here, ended))
+        done.add((here, kind))
+        mine = (stepper.spent(cost, kind), cost, key, kind, path)
         known = found.get(here)
-        if known is None or (cost, key) < known[:2]:
-            found[here] = (cost, key, ended, path)
-        if ended:
+        if known is None or mine[:3] < known[:3]:
+            found[here] = mine
+        if kind != _GOES_ON:
             continue
         for nxt in board.neighbours(here):
             got = stepper.step(cost, here, nxt)
             if got is None:
                 continue
-            new, _, ends = got
-            state = (nxt, ends)
+            new, _, new_kind = got
+            state = (nxt, new_kind)
             if state in done:
                 continue
             new_key = key + ((nxt.r, nxt.q),)
@@ -397,10 +454,10 @@ def search_simple(board: Board, start: Hex, budget: int, rules: MoveRules) -> di
             if old is not None and old <= (new, new_key):
                 continue
             best[state] = (new, new_key)
-            heapq.heappush(heap, (new, new_key, nxt, ends, path + (nxt,)))
+            heapq.heappush(heap, (new, new_key, nxt, new_kind, path + (nxt,)))
     return {
-        h: Route(cost, path, h == start or stepper.can_end(h), ended)
-        for h, (cost, _key, ended, path) in sorted(found.items(), key=lambda kv: (kv[0].r, kv[0].q))
+        h: Route(spent, path, h == start or stepper.can_end(h), kind != _GOES_ON)
+        for h, (spent, _cost, _key, kind, path) in sorted(found.items(), key=lambda kv: (kv[0].r, kv[0].q))
     }
 
 
@@ -640,11 +697,14 @@ def away_rank(board: Board, source: Hex) -> Rank:
 
 def edge_rank(board: Board, edge: str) -> Rank:
     """Retreat toward the edge row ``edge`` ("top" or "bottom"): each step enters one of the
-    (at most two) neighbours one row closer to it, which tie (a decision picks)."""
-    board.edge(edge)  # validates the name
+    (at most two) neighbours one row closer to it (:meth:`Board.toward_edge`), which tie (a
+    decision picks). Rows grow toward the bottom edge."""
+    if edge not in ("top", "bottom"):
+        raise ValueError(f"edge must be 'top' or 'bottom', got {edge!r}")
+    step = -1 if edge == "top" else 1
 
     def rank(here: Hex, nxt: Hex) -> int | None:
-        return 0 if nxt in board.toward_edge(here, edge) else None
+        return 0 if nxt.r - here.r == step and here.distance(nxt) == 1 else None
 
     return rank
 
