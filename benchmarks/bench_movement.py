@@ -13,7 +13,8 @@ feature of the search is exercised. Printed:
   * ``search_simple``, the plain Dijkstra whose heap entries carry whole paths (what the
     runtime did before; the fast search must give identical results);
 - how the cost grows with the board (n x n boards, whole-board moves): time per search and
-  per hex reached, which stays nearly flat (Dijkstra is O(h log h) in the hexes reached);
+  per hex reached; the per-hex cost grows slowly (the heap's log factor, and paths, copied
+  and compared on ties, that get as long as the board is wide);
 - the same search called from Lore (``move_options`` with Lore cost functions), where the
   rules' functions, not the search, dominate;
 - forced-move and teleport options per second.

@@ -2,8 +2,8 @@
 
 Example budget: every property runs under the ``movement`` settings profile registered
 below — 150 examples, derandomized (the same examples on every run and in CI), no
-deadline. Boards are small (a hexagon of 37 hexes with up to 9 holes) so brute force stays cheap: the whole file
-runs in a few seconds.
+deadline. Boards are small (a hexagon of 37 hexes with up to 9 holes) so brute force
+stays cheap: the whole file takes about 15 seconds of CPU.
 
 What is checked:
 

@@ -147,35 +147,28 @@ class _Stepper:
     asked ``stops``/``can_end``/``controlled`` at most once per search.
     """
 
-    __slots__ = ("rules", "budget", "_stops", "_ends", "_ctl")
+    __slots__ = ("rules", "budget", "_answers")
 
     def __init__(self, rules: MoveRules, budget: int):
         self.rules = rules
         self.budget = budget
-        self._stops: dict[Hex, bool] = {}
-        self._ends: dict[Hex, bool] = {}
-        self._ctl: dict[Hex, bool] = {}
+        self._answers: dict[tuple[str, Hex], bool] = {}
+
+    def _ask(self, name: str, h: Hex, default: bool) -> bool:
+        known = self._answers.get((name, h))
+        if known is None:
+            test = getattr(self.rules, name)
+            known = self._answers[(name, h)] = default if test is None else bool(test(h))
+        return known
 
     def can_end(self, h: Hex) -> bool:
-        known = self._ends.get(h)
-        if known is None:
-            test = self.rules.can_end
-            known = self._ends[h] = True if test is None else bool(test(h))
-        return known
+        return self._ask("can_end", h, True)
 
     def _stops_at(self, h: Hex) -> bool:
-        known = self._stops.get(h)
-        if known is None:
-            test = self.rules.stops
-            known = self._stops[h] = False if test is None else bool(test(h))
-        return known
+        return self._ask("stops", h, False)
 
     def _controlled(self, h: Hex) -> bool:
-        known = self._ctl.get(h)
-        if known is None:
-            test = self.rules.controlled
-            known = self._ctl[h] = False if test is None else bool(test(h))
-        return known
+        return self._ask("controlled", h, False)
 
     def step(self, cost: int, frm: Hex, to: Hex) -> tuple[int, int, int] | None:
         """``(new_cost, step_cost, kind)`` of stepping ``frm -> to`` having paid ``cost``.
