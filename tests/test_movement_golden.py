@@ -48,6 +48,7 @@ from hexlore.runtime.grid import Board, Hex
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "geometry" / "movement"
 ART_KEYS = ("board", "expected", "path")
+SETTINGS = {"kind", "budget", "reach", "count", "passes", "zoc", "rank", "edge", "events", "paths"}
 
 
 @dataclass
@@ -75,8 +76,10 @@ def load_fixture(path: Path) -> Fixture:
         if key in ART_KEYS and not value.strip():
             drawing = key
             fx.art[key] = ""
-        else:
+        elif key in SETTINGS:
             fx.settings[key] = value.strip()
+        else:
+            raise ValueError(f"{path.name}: unknown setting or stray line {line!r}")
     return fx
 
 
