@@ -12,8 +12,8 @@ from hexlore.runtime.grid import (
     Hex,
     crossed_hexes,
     line_clear,
-    reachable,
 )
+from hexlore.runtime.movement import reachable
 
 BL = Board.battlelore()
 HEX5 = Board.hexagon(5)

@@ -10,7 +10,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Callable
 
 from ..compiler.model import FaceSpec, Symbol
-from . import grid, sight
+from . import grid, movement, sight
 from .interpreter import GameOver, RuleError
 from .state import Side, Unit
 
@@ -135,9 +135,100 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             c = game.call_function(cost, [u, to])
             return None if c is None or c < 0 else c
 
-        result = grid.reachable(board, u.hex, int(budget), enter,
-                                stops=lambda h: bool(game.call_function(stops, [u, h])))
+        result = movement.reachable(board, u.hex, int(budget), enter,
+                                    stops=lambda h: bool(game.call_function(stops, [u, h])))
         return sorted(result, key=lambda h: (result[h][0], h.r, h.q))
+
+    # -- movement: searches, teleport, forced moves (hexlore/runtime/movement.py)
+    def occupancy(u, passes):
+        """(may enter, may end) tests from who stands on a hex: other units block the end of
+        a move, and block passing unless passes(unit, other) says the unit may go through."""
+        def others(h):
+            return [o for o in state.units_at(h) if o is not u and o.alive]
+
+        def may_pass(h):
+            return all(game.call_function(passes, [u, o]) for o in others(h))
+
+        return may_pass, (lambda h: not others(h))
+
+    def hex_cost(u, cost, may_pass):
+        """Per-hex cost from a Lore function (negative: cannot enter), cached for one call."""
+        cache = {}
+
+        def enter(_frm, to):
+            if to not in cache:
+                c = game.call_function(cost, [u, to])
+                cache[to] = None if c is None or c < 0 or not may_pass(to) else int(c)
+            return cache[to]
+        return enter
+
+    def zoc_rule(value):
+        name = value.name if isinstance(value, Symbol) else str(value)
+        if name not in movement.ZOC_MODES:
+            raise RuleError(f"zone of control rule must be one of {', '.join(movement.ZOC_MODES)}, "
+                            f"got {name!r}")
+        return name
+
+    def move_search(unit, budget, cost, obstacle, stops, passes, controls, zoc):
+        u = need_unit(unit)
+        if u.hex is None:
+            return u, {}
+        may_pass, may_end = occupancy(u, passes)
+        rules = movement.MoveRules(
+            hex_cost(u, cost, may_pass),
+            stops=lambda h: bool(game.call_function(stops, [u, h])),
+            can_end=may_end,
+            obstacle=lambda a, b: bool(game.call_function(obstacle, [u, a, b])),
+            controlled=lambda h: bool(game.call_function(controls, [u, h])),
+            zoc=zoc_rule(zoc))
+        return u, movement.search(board, u.hex, max(0, int(budget)), rules)
+
+    def move_options(unit, budget, cost, obstacle, stops, passes, controls, zoc):
+        _, routes = move_search(unit, budget, cost, obstacle, stops, passes, controls, zoc)
+        return movement.end_hexes(routes)
+
+    def move_path(unit, to, budget, cost, obstacle, stops, passes, controls, zoc):
+        _, routes = move_search(unit, budget, cost, obstacle, stops, passes, controls, zoc)
+        route = routes.get(need_hex(to))
+        return list(route.path) if route is not None else []
+
+    def move_spent(unit, to, budget, cost, obstacle, stops, passes, controls, zoc):
+        _, routes = move_search(unit, budget, cost, obstacle, stops, passes, controls, zoc)
+        route = routes.get(need_hex(to))
+        return route.cost if route is not None else -1
+
+    def teleport_options(unit, reach, lands):
+        u = need_unit(unit)
+        if u.hex is None:
+            return []
+        return movement.teleport_options(board, u.hex, max(0, int(reach)),
+                                         lambda h: bool(game.call_function(lands, [u, h])))
+
+    def forced(unit, remaining, cost, passes, rank_for):
+        u = need_unit(unit)
+        if u.hex is None:
+            return []
+        may_pass, may_end = occupancy(u, passes)
+        enter = hex_cost(u, cost, may_pass)
+
+        def step(frm, to):
+            c = enter(frm, to)
+            if c is not None and c < 1:
+                raise RuleError(f"a forced move counts hexes: entering {board.label(to)} must cost "
+                                f"at least 1, the cost function gave {c}")
+            return c
+        return movement.forced_options(board, u.hex, int(remaining), rank_for(u), step, may_end)
+
+    def away_options(unit, source, remaining, cost, passes):
+        src = need_hex(source)
+        return forced(unit, remaining, cost, passes, lambda u: movement.away_rank(board, src))
+
+    def retreat_options(unit, remaining, cost, passes):
+        return forced(unit, remaining, cost, passes, lambda u: movement.edge_rank(board, u.side.edge))
+
+    def retreat_from_options(unit, source, remaining, cost, passes):
+        src = need_hex(source)
+        return forced(unit, remaining, cost, passes, lambda u: movement.directional_rank(src))
 
     def units():
         return state.on_board()
@@ -213,7 +304,11 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         "neighbours": lambda h: board.neighbours(need_hex(h)),
         "adjacent": lambda a, b: need_hex(a).distance(need_hex(b)) == 1,
         "toward_edge": toward_edge, "on_edge": on_edge, "in_section": in_section,
-        "line_clear": line_clear, "reachable": reachable, "units": units, "units_of": units_of,
+        "line_clear": line_clear, "reachable": reachable,
+        "move_options": move_options, "move_path": move_path, "move_spent": move_spent,
+        "teleport_options": teleport_options, "away_options": away_options,
+        "retreat_options": retreat_options, "retreat_from_options": retreat_from_options,
+        "units": units, "units_of": units_of,
         "units_at": lambda h: [u for u in state.units_at(need_hex(h)) if u.alive],
         "units_in": units_in, "unit_at": unit_at,
         "occupied": lambda h: bool(state.units_at(need_hex(h))),

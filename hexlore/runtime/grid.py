@@ -23,7 +23,6 @@ Conventions (see ``docs/geometry.md`` for drawings)
 
 from __future__ import annotations
 
-import heapq
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -40,7 +39,6 @@ __all__ = [
     "triangles",
     "crossed_hexes",
     "line_clear",
-    "reachable",
 ]
 
 #: The six axial directions, in the fixed order every neighbour list follows.
@@ -399,70 +397,3 @@ def __getattr__(name: str):
 
         return getattr(sight, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-# ---------------------------------------------------------------------------
-# Movement
-# ---------------------------------------------------------------------------
-
-
-def reachable(
-    board: Board,
-    start: Hex,
-    budget: int,
-    enter_cost: Callable[[Hex, Hex], int | None],
-    stops: Callable[[Hex], bool] | None = None,
-    can_end: Callable[[Hex], bool] | None = None,
-) -> dict[Hex, tuple[int, tuple[Hex, ...]]]:
-    """Every hex a unit at ``start`` may end its move on, with cost and path.
-
-    Dijkstra over board hexes. ``enter_cost(frm, to)`` gives the non-negative cost of
-    stepping into ``to`` (``None``: forbidden). Entering a hex with ``stops(h)`` true
-    ends movement there: it may be an end hex but is never expanded. Hexes with
-    ``can_end(h)`` false may be passed through but are left out of the result. The
-    start is always in the result as ``(0, ())``.
-
-    Ties are broken deterministically: lowest cost first, then the lexicographically
-    smallest path comparing each step's ``(r, q)``. The heap is keyed on exactly that
-    pair, so the first time a hex is popped it carries its canonical path. The search
-    is bounded because costs above ``budget`` are never queued and each board hex is
-    expanded at most once.
-    """
-    if start not in board:
-        raise ValueError(f"start hex {start} is not on the board")
-    if budget < 0:
-        raise ValueError(f"budget must be non-negative, got {budget}")
-
-    Key = tuple[tuple[int, int], ...]
-    best: dict[Hex, tuple[int, Key]] = {start: (0, ())}
-    heap: list[tuple[int, Key, Hex, tuple[Hex, ...]]] = [(0, (), start, ())]
-    done: set[Hex] = set()
-    result: dict[Hex, tuple[int, tuple[Hex, ...]]] = {}
-
-    while heap:
-        cost, key, here, path = heapq.heappop(heap)
-        if here in done:
-            continue
-        done.add(here)
-        if here == start or can_end is None or can_end(here):
-            result[here] = (cost, path)
-        if here != start and stops is not None and stops(here):
-            continue
-        for nxt in board.neighbours(here):
-            if nxt in done:
-                continue
-            step = enter_cost(here, nxt)
-            if step is None:
-                continue
-            if step < 0:
-                raise ValueError(f"negative cost {step} entering {nxt} from {here}")
-            new_cost = cost + step
-            if new_cost > budget:
-                continue
-            new_key = key + ((nxt.r, nxt.q),)
-            known = best.get(nxt)
-            if known is not None and known <= (new_cost, new_key):
-                continue
-            best[nxt] = (new_cost, new_key)
-            heapq.heappush(heap, (new_cost, new_key, nxt, path + (nxt,)))
-    return result

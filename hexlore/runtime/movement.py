@@ -1,0 +1,732 @@
+"""Movement on a hex board: cheapest-path searches, teleports, forced moves and retreats.
+
+Every rule about *what* a step costs, where a move must stop, which hexes a unit may pass
+through or end on and which hexes an enemy controls comes from callbacks: in a game they are
+Lore functions named by the pack (see ``hexlore/runtime/builtins.py``), so the runtime only
+knows the shape of the search, never a game's numbers. All arithmetic is on integers; every
+result is deterministic (same board, same callbacks, same answer, on any machine).
+
+Three families of primitives live here.
+
+* **Searches** (:func:`search`, :func:`reachable`): Dijkstra over the hexes a unit can reach
+  with a budget of movement points. A step costs ``enter_cost(from, to)`` plus, once, the
+  obstacle surcharge when ``obstacle(from, to)`` holds (obstacles never stack: a hex that is
+  an obstacle *and* is entered across an obstacle still costs one surcharge). Entering a hex
+  with ``stops(h)`` ends the move; hexes with ``can_end(h)`` false (occupied by a unit that
+  may be passed through) are crossed but never ended on. Zones of control follow one of
+  :data:`ZOC_MODES`. Every hex comes back with its cheapest path: fewest points spent, then
+  (when a zone of control took the points left) the cheapest steps, then the path whose
+  hexes, compared as ``(r, q)`` pairs from the first step, sort lowest.
+* **Teleport** (:func:`teleport_options`): any hex within a distance that the pack lets the
+  unit land on; paths, terrain and units in between do not matter.
+* **Forced moves** (:func:`forced_options`, :func:`forced_paths`): a count of hexes (not
+  points) spent one step at a time, where a *rank* says which neighbours a step may enter
+  and which of them are preferred: :func:`away_rank` (move away from a source, farthest hex
+  each step, sliding along the board's rim when the rim is reached), :func:`edge_rank`
+  (toward a side's own edge row) and :func:`directional_rank` (straight away from a source,
+  else obliquely away). When several hexes tie, all are returned so a decision or policy
+  picks; when none is possible the move is blocked and the count left over is the rules'
+  business (:attr:`ForcedPath.missing`).
+
+:func:`move_events` lists what a move along a path emits: entering each hex, then stopping on
+the last one.
+"""
+
+from __future__ import annotations
+
+import heapq
+import weakref
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .grid import Board, Hex
+
+__all__ = [
+    "ZOC_NONE",
+    "ZOC_STOP",
+    "ZOC_FORBID",
+    "ZOC_ENTER",
+    "ZOC_MODES",
+    "ENTER",
+    "STOP",
+    "MoveRules",
+    "Route",
+    "search",
+    "search_simple",
+    "end_hexes",
+    "reachable",
+    "move_events",
+    "teleport_options",
+    "Rank",
+    "ForcedPath",
+    "forced_options",
+    "forced_paths",
+    "forced_ends",
+    "away_rank",
+    "edge_rank",
+    "directional_rank",
+    "on_rim",
+]
+
+StepCost = Callable[[Hex, Hex], "int | None"]
+StepTest = Callable[[Hex, Hex], bool]
+HexTest = Callable[[Hex], bool]
+
+#: Zones of control are ignored.
+ZOC_NONE = "none"
+#: Leaving a controlled hex for another controlled hex is allowed but ends the move and uses
+#: every point left (seed 004: "utilise tous les points d'actions"): the route costs the budget.
+ZOC_STOP = "stop"
+#: Leaving a controlled hex for another controlled hex is not allowed at all.
+ZOC_FORBID = "forbid"
+#: Entering any controlled hex ends the move (the points left are kept).
+ZOC_ENTER = "enter"
+ZOC_MODES: tuple[str, ...] = (ZOC_NONE, ZOC_STOP, ZOC_FORBID, ZOC_ENTER)
+
+#: Kinds of the events a move emits (seed 003, rule 404.4).
+ENTER = "enter"
+STOP = "stop"
+
+
+@dataclass(frozen=True)
+class MoveRules:
+    """What the rules say about one unit's move; every field but the numbers is a callback.
+
+    ``enter_cost(frm, to)`` is the non-negative cost of stepping from ``frm`` into ``to``, or
+    ``None`` when the unit may not enter ``to`` at all (impassable terrain, a unit it may not
+    pass through). ``obstacle(frm, to)`` adds ``obstacle_cost`` once to that step. ``stops(h)``
+    ends the move on entering ``h``. ``can_end(h)`` false means ``h`` may be crossed but not
+    ended on. ``controlled(h)`` tells whether an enemy controls ``h``; ``zoc`` is one of
+    :data:`ZOC_MODES` and says what that does. Missing callbacks mean "never".
+    """
+
+    enter_cost: StepCost
+    stops: HexTest | None = None
+    can_end: HexTest | None = None
+    obstacle: StepTest | None = None
+    obstacle_cost: int = 1
+    controlled: HexTest | None = None
+    zoc: str = ZOC_NONE
+
+    def __post_init__(self) -> None:
+        if self.zoc not in ZOC_MODES:
+            raise ValueError(f"zone of control rule must be one of {', '.join(ZOC_MODES)}, got {self.zoc!r}")
+        if self.obstacle_cost < 0:
+            raise ValueError(f"obstacle cost must be non-negative, got {self.obstacle_cost}")
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """The cheapest way to one hex: points spent (the whole budget when a zone of control
+    took the rest), the hexes entered (start excluded), whether the unit may end its move
+    there and whether the move is over on arrival."""
+
+    cost: int
+    path: tuple[Hex, ...]
+    can_end: bool
+    stopped: bool
+
+
+# ---------------------------------------------------------------------------
+# One step
+# ---------------------------------------------------------------------------
+
+
+# Kinds of search state: the move may go on from the hex; it is over there; it is over and
+# a zone of control took every point left. A hex can be reached in each way at once (a woods
+# hex in an enemy's zone), and only the first kind may be left, so each is its own state.
+_GOES_ON, _STOPPED, _SPENT = 0, 1, 2
+_KINDS = 3
+
+
+class _Stepper:
+    """Evaluates steps under :class:`MoveRules`, caching per-hex answers for one search.
+
+    Callbacks may be Lore functions, which are far slower than a dict lookup, so each hex is
+    asked ``stops``/``can_end``/``controlled`` at most once per search.
+    """
+
+    __slots__ = ("rules", "budget", "_answers")
+
+    def __init__(self, rules: MoveRules, budget: int):
+        self.rules = rules
+        self.budget = budget
+        self._answers: dict[tuple[str, Hex], bool] = {}
+
+    def _ask(self, name: str, h: Hex, default: bool) -> bool:
+        known = self._answers.get((name, h))
+        if known is None:
+            test = getattr(self.rules, name)
+            known = self._answers[(name, h)] = default if test is None else bool(test(h))
+        return known
+
+    def can_end(self, h: Hex) -> bool:
+        return self._ask("can_end", h, True)
+
+    def _stops_at(self, h: Hex) -> bool:
+        return self._ask("stops", h, False)
+
+    def _controlled(self, h: Hex) -> bool:
+        return self._ask("controlled", h, False)
+
+    def step(self, cost: int, frm: Hex, to: Hex) -> tuple[int, int, int] | None:
+        """``(new_cost, step_cost, kind)`` of stepping ``frm -> to`` having paid ``cost``.
+
+        ``None`` when the step is not allowed or not affordable. Costs here are what the
+        steps cost; ``kind`` is :data:`_GOES_ON`, :data:`_STOPPED` or :data:`_SPENT` (the
+        move is over and a zone of control took every point left).
+        """
+        rules = self.rules
+        c = rules.enter_cost(frm, to)
+        if c is None:
+            return None
+        if c < 0:
+            raise ValueError(f"negative cost {c} entering {to} from {frm}")
+        if rules.obstacle is not None and rules.obstacle(frm, to):
+            c += rules.obstacle_cost
+        new = cost + c
+        if new > self.budget:
+            return None
+        kind = _STOPPED if self._stops_at(to) else _GOES_ON
+        zoc = rules.zoc
+        if zoc != ZOC_NONE and self._controlled(to):
+            if zoc == ZOC_ENTER:
+                kind = _STOPPED
+            elif self._controlled(frm):
+                if zoc == ZOC_FORBID:
+                    return None
+                kind = _SPENT
+        return new, c, kind
+
+    def spent(self, cost: int, kind: int) -> int:
+        """Points a route spends: what its steps cost, or all of them after a zone took them."""
+        return self.budget if kind == _SPENT else cost
+
+
+def _validate(board: Board, start: Hex, budget: int) -> None:
+    if start not in board:
+        raise ValueError(f"start hex {start} is not on the board")
+    if budget < 0:
+        raise ValueError(f"budget must be non-negative, got {budget}")
+
+
+# ---------------------------------------------------------------------------
+# Search
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class _Index:
+    """Board hexes numbered in ``(r, q)`` order, so a number compares like its hex's key."""
+
+    hexes: tuple[Hex, ...]
+    number: dict[Hex, int]
+    neighbours: tuple[tuple[int, ...], ...]
+
+
+_INDEXES: "weakref.WeakKeyDictionary[Board, _Index]" = weakref.WeakKeyDictionary()
+
+
+def _index(board: Board) -> _Index:
+    found = _INDEXES.get(board)
+    if found is None:
+        hexes = tuple(board)  # boards iterate row by row, left to right: (r, q) order
+        number = {h: i for i, h in enumerate(hexes)}
+        neighbours = tuple(tuple(number[n] for n in board.neighbours(h)) for h in hexes)
+        found = _INDEXES[board] = _Index(hexes, number, neighbours)
+    return found
+
+
+class _ZeroCostStep(Exception):
+    """A step cost nothing: the fast search's ordering argument needs positive steps."""
+
+
+def search(board: Board, start: Hex, budget: int, rules: MoveRules) -> dict[Hex, Route]:
+    """Every hex a unit at ``start`` can be on during a move, with its cheapest :class:`Route`.
+
+    The start is always there as ``Route(0, (), True, False)``. Hexes crossed but not
+    endable are included with ``can_end`` false (so a rule can still ask "can the unit get
+    there", e.g. to join a friendly unit); use :func:`end_hexes` or :func:`reachable` for
+    the hexes a move may end on.
+
+    Which route: the one that spends the fewest points; among those, the one whose steps
+    cost least (they differ only when a zone of control took the points left); then the one
+    whose hexes, compared as ``(r, q)`` pairs from the first step, come first (a proper
+    prefix first). That is the minimum over every legal path (a test checks it against
+    brute force).
+
+    How: Dijkstra over *states* — a hex where the move may go on, where it is over, or where
+    it is over with every point taken — since one hex may be reached in several of these
+    ways and only the first may be left. States are ordered by what their steps cost, then
+    by key: the zone rule "stop" makes the points *spent* independent of the path, so they
+    cannot order the search. When every step costs something (nearly every game), each
+    candidate predecessor of a state is settled before the state, so instead of carrying
+    whole paths in the heap (what :func:`search_simple` does) the search keeps parent links
+    and compares two candidate paths only on a tie, walking up the tree of parents to where
+    they part. A step costing nothing breaks that argument; the search then falls back to
+    :func:`search_simple`, which gives identical results (tests check they always agree).
+    """
+    _validate(board, start, budget)
+    try:
+        return _search_fast(board, start, budget, rules)
+    except _ZeroCostStep:
+        return search_simple(board, start, budget, rules)
+
+
+def _path_less(parent: dict[int, int], depth: dict[int, int], u: int, w: int, v: int) -> bool:
+    """Is ``path(u) + [v]`` before ``path(w) + [v]``? States ``u != w``; ``v`` a hex number.
+
+    A state's number is ``3 * hex + kind``, so ``state // 3`` is its hex number, and hex
+    numbers follow ``(r, q)`` order. Walk both states up to their common ancestor and
+    compare the first hexes after it; the sequence that ends there is a prefix and sorts
+    first.
+    """
+    a, b = u, w
+    ka = kb = -1  # hex number just below the common ancestor on each side (-1: not moved)
+    da, db = depth[a], depth[b]
+    while da > db:
+        ka = a // _KINDS
+        a = parent[a]
+        da -= 1
+    while db > da:
+        kb = b // _KINDS
+        b = parent[b]
+        db -= 1
+    while a != b:
+        ka = a // _KINDS
+        kb = b // _KINDS
+        a = parent[a]
+        b = parent[b]
+    x = v if ka < 0 else ka
+    y = v if kb < 0 else kb
+    if x != y:
+        return x < y
+    return ka < 0
+
+
+def _search_fast(board: Board, start: Hex, budget: int, rules: MoveRules) -> dict[Hex, Route]:
+    # The step rules of _Stepper.step, inlined with per-hex answers cached by hex number:
+    # hashing Hex objects and calling methods is most of the cost of a search.
+    idx = _index(board)
+    hexes, nbrs = idx.hexes, idx.neighbours
+    enter_cost, obstacle, extra = rules.enter_cost, rules.obstacle, rules.obstacle_cost
+    stops, controlled, zoc = rules.stops, rules.controlled, rules.zoc
+    use_zoc = zoc != ZOC_NONE and controlled is not None
+    stop_at: dict[int, bool] = {}
+    ctl: dict[int, bool] = {}
+    s0 = idx.number[start] * _KINDS + _GOES_ON
+    best: dict[int, int] = {s0: 0}
+    parent: dict[int, int] = {s0: -1}
+    depth: dict[int, int] = {s0: 0}
+    done: set[int] = set()
+    settled: list[int] = []
+    heap: list[tuple[int, int]] = [(0, s0)]
+    pop, push = heapq.heappop, heapq.heappush
+    while heap:
+        cost, s = pop(heap)
+        if s in done:
+            continue
+        done.add(s)
+        settled.append(s)
+        i, kind = divmod(s, _KINDS)
+        if kind != _GOES_ON:
+            continue
+        frm = hexes[i]
+        d1 = depth[s] + 1
+        frm_ctl = None
+        for j in nbrs[i]:
+            to = hexes[j]
+            c = enter_cost(frm, to)
+            if c is None:
+                continue
+            if c <= 0:
+                if c < 0:
+                    raise ValueError(f"negative cost {c} entering {to} from {frm}")
+                if not (obstacle is not None and extra > 0 and obstacle(frm, to)):
+                    raise _ZeroCostStep()
+            if obstacle is not None and obstacle(frm, to):
+                c += extra
+            new = cost + c
+            if new > budget:
+                continue
+            kind = stop_at.get(j)
+            if kind is None:
+                kind = stop_at[j] = _STOPPED if stops is not None and stops(to) else _GOES_ON
+            if use_zoc:
+                to_ctl = ctl.get(j)
+                if to_ctl is None:
+                    to_ctl = ctl[j] = bool(controlled(to))
+                if to_ctl:
+                    if zoc == ZOC_ENTER:
+                        kind = _STOPPED
+                    else:
+                        if frm_ctl is None:
+                            frm_ctl = ctl.get(i)
+                            if frm_ctl is None:
+                                frm_ctl = ctl[i] = bool(controlled(frm))
+                        if frm_ctl:
+                            if zoc == ZOC_FORBID:
+                                continue
+                            kind = _SPENT
+            t = j * _KINDS + kind
+            if t in done:
+                continue
+            known = best.get(t)
+            if known is None or new < known:
+                best[t] = new
+                parent[t] = s
+                depth[t] = d1
+                push(heap, (new, t))
+            elif new == known and _path_less(parent, depth, s, parent[t], j):
+                parent[t] = s
+                depth[t] = d1
+    paths: dict[int, tuple[Hex, ...]] = {s0: ()}
+    chosen: dict[int, int] = {}
+    for s in settled:
+        i, kind = divmod(s, _KINDS)
+        if s != s0:
+            paths[s] = paths[parent[s]] + (hexes[i],)
+        other = chosen.get(i)
+        if other is None:
+            chosen[i] = s
+            continue
+        mine = (budget if kind == _SPENT else best[s], best[s])
+        theirs = (budget if other % _KINDS == _SPENT else best[other], best[other])
+        if mine < theirs or (mine == theirs and _path_less(parent, depth, parent[s], parent[other], i)):
+            chosen[i] = s
+    can_end = rules.can_end
+    result: dict[Hex, Route] = {}
+    for i in sorted(chosen):
+        s = chosen[i]
+        h = hexes[i]
+        kind = s % _KINDS
+        ends = s == s0 or can_end is None or bool(can_end(h))
+        result[h] = Route(budget if kind == _SPENT else best[s], paths[s], ends, kind != _GOES_ON)
+    return result
+
+
+def search_simple(board: Board, start: Hex, budget: int, rules: MoveRules) -> dict[Hex, Route]:
+    """The same search as :func:`search`, written plainly: the heap key carries the whole path.
+
+    Kept as the reference the fast search is tested against, and used by it when a step
+    costs nothing. Each heap entry is ``(cost, key, state, path)`` where ``key`` is the tuple
+    of the path's ``(r, q)`` pairs, so the first time a state is popped it carries its
+    cheapest, lowest-key path; each hex then takes the best of its states.
+    """
+    _validate(board, start, budget)
+    stepper = _Stepper(rules, budget)
+    Key = tuple[tuple[int, int], ...]
+    State = tuple[Hex, int]
+    s0: State = (start, _GOES_ON)
+    best: dict[State, tuple[int, Key]] = {s0: (0, ())}
+    heap: list[tuple[int, Key, Hex, int, tuple[Hex, ...]]] = [(0, (), start, _GOES_ON, ())]
+    done: set[State] = set()
+    found: dict[Hex, tuple[int, int, Key, int, tuple[Hex, ...]]] = {}
+    while heap:
+        cost, key, here, kind, path = heapq.heappop(heap)
+        if (here, kind) in done:
+            continue
+        done.add((here, kind))
+        mine = (stepper.spent(cost, kind), cost, key, kind, path)
+        known = found.get(here)
+        if known is None or mine[:3] < known[:3]:
+            found[here] = mine
+        if kind != _GOES_ON:
+            continue
+        for nxt in board.neighbours(here):
+            got = stepper.step(cost, here, nxt)
+            if got is None:
+                continue
+            new, _, new_kind = got
+            state = (nxt, new_kind)
+            if state in done:
+                continue
+            new_key = key + ((nxt.r, nxt.q),)
+            old = best.get(state)
+            if old is not None and old <= (new, new_key):
+                continue
+            best[state] = (new, new_key)
+            heapq.heappush(heap, (new, new_key, nxt, new_kind, path + (nxt,)))
+    return {
+        h: Route(spent, path, h == start or stepper.can_end(h), kind != _GOES_ON)
+        for h, (spent, _cost, _key, kind, path) in sorted(found.items(), key=lambda kv: (kv[0].r, kv[0].q))
+    }
+
+
+def end_hexes(routes: dict[Hex, Route]) -> list[Hex]:
+    """Hexes a move may end on, cheapest first, then row by row (the order Lore sees)."""
+    return sorted((h for h, rt in routes.items() if rt.can_end), key=lambda h: (routes[h].cost, h.r, h.q))
+
+
+def reachable(
+    board: Board,
+    start: Hex,
+    budget: int,
+    enter_cost: StepCost,
+    stops: HexTest | None = None,
+    can_end: HexTest | None = None,
+) -> dict[Hex, tuple[int, tuple[Hex, ...]]]:
+    """Every hex a unit at ``start`` may end its move on, as ``{hex: (cost, path)}``.
+
+    The simple form of :func:`search` (no obstacles, no zones of control), kept with the
+    signature it had in ``grid``: ``enter_cost(frm, to)`` is the step cost (``None``:
+    forbidden), ``stops(h)`` ends the move on entering, ``can_end(h)`` false hexes are
+    crossed but left out. The start is always in the result as ``(0, ())``.
+    """
+    routes = search(board, start, budget, MoveRules(enter_cost, stops=stops, can_end=can_end))
+    return {h: (rt.cost, rt.path) for h, rt in routes.items() if rt.can_end}
+
+
+def move_events(path: Sequence[Hex]) -> list[tuple[str, Hex]]:
+    """What moving along ``path`` emits (seed 003, 404.4): ``(ENTER, h)`` for each hex in
+    order, then ``(STOP, last)``; nothing for an empty path (the unit did not move)."""
+    if not path:
+        return []
+    return [(ENTER, h) for h in path] + [(STOP, path[-1])]
+
+
+# ---------------------------------------------------------------------------
+# Teleport
+# ---------------------------------------------------------------------------
+
+
+def _within(board: Board, centre: Hex, n: int) -> Iterator[Hex]:
+    if 3 * n * (n + 1) + 1 > len(board):
+        yield from (h for h in board if centre.distance(h) <= n)
+        return
+    for dr in range(-n, n + 1):
+        for dq in range(max(-n, -dr - n), min(n, -dr + n) + 1):
+            h = Hex(centre.q + dq, centre.r + dr)
+            if h in board:
+                yield h
+
+
+def teleport_options(board: Board, start: Hex, reach: int, can_land: HexTest) -> list[Hex]:
+    """Hexes a unit at ``start`` may teleport to: within ``reach`` steps and ``can_land``.
+
+    Teleporting ignores paths (seed 003, 404.2): terrain, units and sight in between do not
+    matter, and the landing hex costs nothing extra; ``can_land`` says which hexes are legal
+    (typically: not impassable, not occupied). The start itself is never an option. Sorted
+    by distance, then row by row.
+    """
+    if start not in board:
+        raise ValueError(f"start hex {start} is not on the board")
+    if reach < 0:
+        raise ValueError(f"teleport reach must be non-negative, got {reach}")
+    out = [h for h in _within(board, start, reach) if h != start and can_land(h)]
+    out.sort(key=lambda h: (start.distance(h), h.r, h.q))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Forced moves
+# ---------------------------------------------------------------------------
+
+#: ``rank(here, nxt)`` says whether a forced step may go from ``here`` to the neighbour
+#: ``nxt`` (``None``: it may not) and how much it is preferred: a step goes to one of the
+#: enterable neighbours of the highest rank. Ranks must be comparable with each other.
+Rank = Callable[[Hex, Hex], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ForcedPath:
+    """One way a forced move can go: the hexes entered, and the count left when it stopped
+    (0: the whole count was spent; more: the move was blocked, see the rules)."""
+
+    path: tuple[Hex, ...]
+    missing: int
+
+
+@dataclass
+class _Forced:
+    """Forced-step options with look-ahead, memoised on ``(hex, count left)``.
+
+    A neighbour is *viable* when the unit may end there, or when the move can go on from it
+    (a unit it may pass through stands there, but the count is not spent yet). Options are
+    the viable neighbours of the best rank. Every rank in this module strictly increases a
+    potential along a move (distance from a source, then closeness to the rim's far end; or
+    the row), so a move never comes back to a hex and the memo needs no "visited" set; a
+    rank that did cycle is cut (a hex under evaluation counts as blocked).
+    """
+
+    board: Board
+    rank: Rank
+    enter_cost: StepCost
+    can_end: HexTest | None
+    memo: dict[tuple[Hex, int], list[tuple[Hex, int]]] = field(default_factory=dict)
+    busy: set[tuple[Hex, int]] = field(default_factory=set)
+
+    def options(self, here: Hex, remaining: int) -> list[tuple[Hex, int]]:
+        key = (here, remaining)
+        known = self.memo.get(key)
+        if known is not None:
+            return known
+        if key in self.busy:
+            return []
+        self.busy.add(key)
+        groups: dict[Hashable, list[tuple[Hex, int]]] = {}
+        if remaining > 0:
+            for nxt in self.board.neighbours(here):
+                r = self.rank(here, nxt)
+                if r is None:
+                    continue
+                c = self.enter_cost(here, nxt)
+                if c is None or c > remaining:
+                    continue
+                if c < 1:
+                    raise ValueError(f"a forced step must count at least one hex, got {c} entering {nxt}")
+                groups.setdefault(r, []).append((nxt, c))
+        result: list[tuple[Hex, int]] = []
+        for r in sorted(groups, reverse=True):
+            viable = [(n, c) for n, c in groups[r] if self.viable(n, remaining - c)]
+            if viable:
+                result = sorted(viable, key=lambda nc: (nc[0].r, nc[0].q))
+                break
+        self.busy.discard(key)
+        self.memo[key] = result
+        return result
+
+    def viable(self, h: Hex, remaining: int) -> bool:
+        if self.can_end is None or self.can_end(h):
+            return True
+        return bool(self.options(h, remaining))
+
+
+def forced_options(
+    board: Board,
+    here: Hex,
+    remaining: int,
+    rank: Rank,
+    enter_cost: StepCost,
+    can_end: HexTest | None = None,
+) -> list[Hex]:
+    """The hexes the next step of a forced move may enter, row by row; empty: blocked.
+
+    ``remaining`` is the count of hexes still to move; ``enter_cost(frm, to)`` is how much
+    of it a step uses (at least 1; cover costing 2 is seed 003's 404.3a) or ``None`` when
+    the unit may not enter. A hex costing more than is left cannot be entered. Hexes the
+    unit may cross but not end on (``can_end`` false) are offered only when the move can
+    go on from them. Several hexes: the rules' controller chooses (a decision).
+    """
+    if here not in board:
+        raise ValueError(f"hex {here} is not on the board")
+    return [n for n, _ in _Forced(board, rank, enter_cost, can_end).options(here, remaining)]
+
+
+def forced_paths(
+    board: Board,
+    start: Hex,
+    count: int,
+    rank: Rank,
+    enter_cost: StepCost,
+    can_end: HexTest | None = None,
+    limit: int = 100_000,
+) -> list[ForcedPath]:
+    """Every way a forced move of ``count`` hexes can go, each step among its options.
+
+    A move goes on while it has options and stops when the count is spent or it is blocked.
+    Paths are listed depth first, options row by row. ``limit`` bounds the number of paths
+    (a ``ValueError`` beyond it) since branching makes their number grow exponentially.
+    """
+    if start not in board:
+        raise ValueError(f"start hex {start} is not on the board")
+    if count < 0:
+        raise ValueError(f"count must be non-negative, got {count}")
+    forced = _Forced(board, rank, enter_cost, can_end)
+    out: list[ForcedPath] = []
+    stack: list[tuple[Hex, int, tuple[Hex, ...]]] = [(start, count, ())]
+    while stack:
+        here, left, path = stack.pop()
+        opts = forced.options(here, left)
+        if not opts:
+            out.append(ForcedPath(path, left))
+            if len(out) > limit:
+                raise ValueError(f"more than {limit} forced paths")
+            continue
+        for nxt, c in reversed(opts):
+            stack.append((nxt, left - c, path + (nxt,)))
+    return out
+
+
+def on_rim(board: Board, h: Hex) -> bool:
+    """Is ``h`` on the board's rim (at least one of its six neighbours is off the board)?"""
+    return any(n not in board for n in h.neighbours())
+
+
+def _far2(source: Hex, h: Hex) -> int:
+    """Squared straight-line distance between hex centres, times 4/3 (an exact integer).
+
+    A pointy-top centre is at ``(sqrt(3) * (q + r/2), 3/2 * r)`` in hex widths, so the
+    squared distance is ``3/4 * ((2dq + dr)^2 + 3 dr^2)``; only comparisons are needed.
+    """
+    dq, dr = h.q - source.q, h.r - source.r
+    return (2 * dq + dr) ** 2 + 3 * dr * dr
+
+
+def away_rank(board: Board, source: Hex) -> Rank:
+    """Move away from ``source`` (seed 003, 404.3b).
+
+    Each hex entered must be one of the farthest possible from the source: a neighbour one
+    step farther ranks ``(1, 0)``, and all such neighbours tie (a decision picks). A unit on
+    the board's rim that cannot get farther slides along the rim "in the direction that
+    takes it farthest": rim neighbours at the same distance rank ``(0, e)`` where ``e`` is
+    the straight-line distance from the source, only if ``e`` grows. Anything else (moving
+    nearer, sideways off the rim) is not allowed, so a move that can get no farther stops.
+    """
+
+    def rank(here: Hex, nxt: Hex) -> tuple[int, int] | None:
+        d_here, d_next = source.distance(here), source.distance(nxt)
+        if d_next > d_here:
+            return (1, 0)
+        if d_next == d_here and on_rim(board, here) and on_rim(board, nxt):
+            e_next = _far2(source, nxt)
+            if e_next > _far2(source, here):
+                return (0, e_next)
+        return None
+
+    return rank
+
+
+def edge_rank(board: Board, edge: str) -> Rank:
+    """Retreat toward the edge row ``edge`` ("top" or "bottom"): each step enters one of the
+    (at most two) neighbours one row closer to it (:meth:`Board.toward_edge`), which tie (a
+    decision picks). Rows grow toward the bottom edge."""
+    if edge not in ("top", "bottom"):
+        raise ValueError(f"edge must be 'top' or 'bottom', got {edge!r}")
+    step = -1 if edge == "top" else 1
+
+    def rank(here: Hex, nxt: Hex) -> int | None:
+        return 0 if nxt.r - here.r == step and here.distance(nxt) == 1 else None
+
+    return rank
+
+
+def directional_rank(source: Hex) -> Rank:
+    """Retreat away from ``source``: straight away if possible, else obliquely away.
+
+    Neighbours one step farther from the source are allowed. The *primary* ones (rank 2)
+    are those whose centre is farthest in a straight line, i.e. directly away (from an
+    adjacent source, the one hex opposite it); the others are *secondary* (rank 1) and are
+    used only when no primary hex can be entered. The primary direction is found among all
+    six geometric neighbours, so a primary hex off the board also falls back to secondary.
+    """
+
+    def rank(here: Hex, nxt: Hex) -> int | None:
+        d = source.distance(here) + 1
+        if source.distance(nxt) != d:
+            return None
+        top = max(_far2(source, n) for n in here.neighbours() if source.distance(n) == d)
+        return 2 if _far2(source, nxt) == top else 1
+
+    return rank
+
+
+def forced_ends(start: Hex, paths: Iterable[ForcedPath]) -> dict[Hex, int]:
+    """Where forced paths from ``start`` end -> the least count left over ending there."""
+    out: dict[Hex, int] = {}
+    for fp in paths:
+        end = fp.path[-1] if fp.path else start
+        old = out.get(end)
+        out[end] = fp.missing if old is None else min(old, fp.missing)
+    return out
