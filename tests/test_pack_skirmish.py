@@ -105,3 +105,16 @@ def test_same_seed_same_log_byte_for_byte(village):
     assert first == play(village, 7)[1]
     assert first.count("\n") > 100
     assert len({play(village, seed)[1] for seed in (1, 2, 3)}) == 3
+
+
+def test_coverage_cites_every_scenario_test_and_only_real_ones():
+    import re
+
+    text = (ROOT / "rules" / "skirmish" / "COVERAGE.md").read_text(encoding="utf-8")
+    cited = {(m.group(1), int(m.group(2))) for m in re.finditer(r"\b([RN]):(\d+)", text)}
+    files = {"R": "rules.yaml", "N": "rounds.yaml"}
+    actual = set()
+    for key, name in files.items():
+        loaded = open_scenario(str(ROOT / "scenarios" / "skirmish" / name))
+        actual |= {(key, t.span.line) for t in loaded.scenario.tests}
+    assert cited == actual, (sorted(cited - actual), sorted(actual - cited))
