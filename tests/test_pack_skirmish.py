@@ -111,8 +111,8 @@ def test_coverage_cites_every_scenario_test_and_only_real_ones():
     import re
 
     text = (ROOT / "rules" / "skirmish" / "COVERAGE.md").read_text(encoding="utf-8")
-    cited = {(m.group(1), int(m.group(2))) for m in re.finditer(r"\b([RN]):(\d+)", text)}
-    files = {"R": "rules.yaml", "N": "rounds.yaml"}
+    cited = {(m.group(1), int(m.group(2))) for m in re.finditer(r"\b([RNO]):(\d+)", text)}
+    files = {"R": "rules.yaml", "N": "rounds.yaml", "O": "options.yaml"}
     actual = set()
     for key, name in files.items():
         loaded = open_scenario(str(ROOT / "scenarios" / "skirmish" / name))
