@@ -1,0 +1,120 @@
+"""The seed 004 pack (rules/skirmish): its playable battle with random and greedy policies.
+
+Every rule paragraph has scenario tests in scenarios/skirmish/ (run by test_scenarios.py);
+here the whole battle is played over many seeds, and the event log is checked against the
+rules independently of the Lore code (dice counted in Python from the logged faces).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections import Counter
+
+import pytest
+
+from conftest import ROOT
+from hexlore.api import open_scenario
+from hexlore.runtime.game import Game
+
+VILLAGE = ROOT / "scenarios" / "skirmish" / "village_raid.yaml"
+PROFILE_AP = {"sk_soldiers": 4, "sk_militia": 4, "sk_archers": 4, "sk_knights": 6, "sk_peasants": 3,
+              "sk_mage": 3, "sk_archmage": 3}
+
+
+@pytest.fixture(scope="module")
+def village():
+    loaded = open_scenario(str(VILLAGE))
+    assert loaded.ok, [d.headline() for d in loaded.diagnostics]
+    return loaded
+
+
+def play(village, seed: int, policy: str = "random") -> tuple[object, str]:
+    out = io.StringIO()
+    game = Game(village.rules, village.scenario, seed=seed, log_file=out,
+                policies={"north": policy, "south": policy})
+    return game.play(), out.getvalue()
+
+
+def check_battle(village, result, text: str) -> None:
+    """What every battle must satisfy, whatever the dice and the choices."""
+    entries = [json.loads(line) for line in text.splitlines()]
+    events = [e for e in entries if e["type"] == "event"]
+    types = {u.id: u.type for u in village.scenario.units}
+    assert result.rounds <= 5
+    if result.winner is None:
+        assert result.rounds == 5 and events[-1]["event"] == "sk_battle_over"
+    else:
+        loser = {"north": "south", "south": "north"}[result.winner]
+        assert any(e["event"] == "sk_side_eliminated" and e["args"]["side"] == loser for e in events)
+    # deployment: the defender (north) first, then the sides alternate while both have units left
+    turns = [e["args"]["side"] for e in events if e["event"] == "sk_deployment_turn"]
+    assert turns[0] == "north" and all(a != b for a, b in zip(turns, turns[1:]))
+    # each unit is activated at most once a round and never spends more points than it has
+    per_round = Counter((e["round"], e["args"]["unit"]) for e in events if e["event"] == "sk_activation")
+    assert max(per_round.values()) == 1
+    spent: dict[tuple, int] = Counter()
+    for e in events:
+        if e["event"] == "sk_moved":
+            a = e["args"]
+            spent[(e["round"], a["unit"])] += a["cost"]
+            assert a["ap_left"] >= 0 and a["cost"] >= 1
+    for (rnd, unit), total in spent.items():
+        assert total <= PROFILE_AP[str(types[unit])], (rnd, unit, total)
+    # dice read from the log: hits, saves and corruption follow the text
+    for e in events:
+        a = e["args"]
+        if e["event"] == "sk_to_hit":
+            assert a["hits"] == sum(int(f) >= a["need"] for f in a["faces"])
+        elif e["event"] == "sk_saves":
+            assert a["saved"] == sum(int(f) >= a["need"] for f in a["faces"])
+            assert a["lost"] == len(a["faces"]) - a["saved"]
+        elif e["event"] == "sk_casting":
+            faces = [int(f) for f in a["faces"]]
+            assert a["total"] == sum(faces)
+            assert a["corruption"] == sum(n - 1 for n in Counter(faces).values() if n >= 2)
+
+
+def test_the_village_raid_plays_to_the_end_over_20_seeds(village):
+    for seed in range(20):
+        result, text = play(village, seed)
+        check_battle(village, result, text)
+
+
+def test_greedy_sides_fight_and_the_rules_hold(village):
+    outcomes = []
+    for seed in range(5):
+        result, text = play(village, seed, "greedy")
+        check_battle(village, result, text)
+        outcomes.append(text)
+    assert any('"sk_to_hit"' in t for t in outcomes)
+
+
+@pytest.mark.slow
+def test_the_village_raid_plays_to_the_end_over_1000_seeds(village):
+    winners = Counter()
+    for seed in range(1000):
+        result, text = play(village, seed)
+        check_battle(village, result, text)
+        winners[result.winner] += 1
+    assert sum(winners.values()) == 1000
+
+
+def test_same_seed_same_log_byte_for_byte(village):
+    first = play(village, 7)[1]
+    assert first == play(village, 7)[1]
+    assert first.count("\n") > 100
+    assert len({play(village, seed)[1] for seed in (1, 2, 3)}) == 3
+
+
+def test_coverage_cites_every_scenario_test_and_only_real_ones():
+    import re
+
+    text = (ROOT / "rules" / "skirmish" / "COVERAGE.md").read_text(encoding="utf-8")
+    cited = {(m.group(1), int(m.group(2))) for m in re.finditer(r"\b([RNO]):(\d+)", text)}
+    files = {"R": "rules.yaml", "N": "rounds.yaml", "O": "options.yaml"}
+    actual = set()
+    for key, name in files.items():
+        loaded = open_scenario(str(ROOT / "scenarios" / "skirmish" / name))
+        actual |= {(key, t.span.line) for t in loaded.scenario.tests}
+    assert cited == actual, (sorted(cited - actual), sorted(actual - cited))
