@@ -39,7 +39,8 @@ def test_a_broken_section_does_not_echo_through_the_rest_of_the_file():
 
 def test_the_bundled_scenarios_are_clean():
     for path in sorted((ROOT / "scenarios").rglob("*.yaml")):
-        assert codes(path) == [], path
+        # notes (N001: a pack overrides a declaration on purpose) are not problems
+        assert [c for c in codes(path) if not c.startswith("N")] == [], path
 
 
 def test_run_refuses_a_scenario_with_problems_and_says_why():

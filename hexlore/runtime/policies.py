@@ -94,6 +94,8 @@ class Script:
 
 
 def _same(label, wanted) -> bool:
+    if isinstance(label, list) and isinstance(wanted, list):  # a choice among lists, e.g. areas of hexes
+        return len(label) == len(wanted) and all(_same(a, b) for a, b in zip(label, wanted))
     if isinstance(label, bool) or isinstance(wanted, bool):
         return label is wanted or (isinstance(wanted, str) and str(label).lower() == wanted.lower())
     if isinstance(label, str) and isinstance(wanted, str):
