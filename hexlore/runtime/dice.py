@@ -68,6 +68,16 @@ def multiset_count(count: int, die: DieSpec) -> int:
     return math.comb(count + groups - 1, groups - 1) if count > 0 else 1
 
 
+def chances(count: int, die: DieSpec) -> tuple[Fraction, ...]:
+    """The chances of :func:`multisets`, in the same order."""
+    return _chances(count, die)
+
+
+@lru_cache(maxsize=1024)
+def _chances(count: int, die: DieSpec) -> tuple[Fraction, ...]:
+    return tuple(p for _, p in _multisets(count, die))
+
+
 def multisets(count: int, die: DieSpec) -> tuple[tuple[tuple[FaceSpec, ...], Fraction], ...]:
     """Every distinct outcome of rolling ``count`` dice, in canonical order, with its exact chance.
 
