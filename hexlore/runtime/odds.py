@@ -94,6 +94,11 @@ def parse_actions(text: str, source: str = "--action") -> list[ActionCall]:
         raise OddsError(BAD_ACTION, f"the action is not valid YAML: {getattr(exc, 'problem', exc)}",
                         "write it as a scenario test's do: item, e.g. "
                         "'{call: melee_attack, with: {attacker: a, target: b}}'", source, span) from None
+    return actions_from(data, source)
+
+
+def actions_from(data, source: str = "--action") -> list[ActionCall]:
+    """Actions from data already parsed: a ``do:`` item (``call``, ``with``) or a list of them."""
     items = data if isinstance(data, list) else [data]
     actions = []
     for item in items:
