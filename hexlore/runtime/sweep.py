@@ -91,7 +91,7 @@ def summarize(records: list[GameRecord], sides: list[str], start: dict[str, dict
         for kind, count in sorted(start.get(side, {}).items()):
             lost = [r.lost.get(side, {}).get(kind, 0) for r in played]
             m, l, h = mean_interval([float(x) for x in lost])
-            per[kind] = {"fielded": count, "lost_mean": m, "low": l, "high": h,
+            per[kind] = {"fielded": count, "lost_mean": m, "low": max(0.0, l), "high": min(float(count), h),
                          "loss_rate": (sum(lost) / (count * len(played))) if played and count else 0.0}
         losses[side] = per
     errors = [r for r in records if r.error]
