@@ -194,8 +194,9 @@ def odds(scenario: str, action, outcome: list[str] | str | None = None, policy: 
     docs/odds.md); by default every field of the units the action names that can change.
     Exact by default (every distinct dice outcome, exact fractions); when that needs more than
     ``budget`` runs the answer is a diagnostic ``O001`` suggesting ``samples=N``, a seeded Monte
-    Carlo estimate with 95% Wilson intervals. ``test`` takes ``given``, ``do`` and ``decisions``
-    from a test of the scenario (its dice are ignored); decisions follow ``policy``.
+    Carlo estimate with 95% Wilson intervals. ``test`` takes ``given`` and ``do`` from a test of
+    the scenario (its dice and scripted decisions, written for one throw, are not used);
+    decisions follow ``policy`` unless ``decisions`` scripts them.
     """
     from .runtime import odds as engine
 
@@ -211,8 +212,8 @@ def odds(scenario: str, action, outcome: list[str] | str | None = None, policy: 
                 raise engine.OddsError(engine.BAD_ACTION, f"the scenario has no test named {test!r}",
                                        f"tests: {', '.join(names) or 'none'}", "--test")
             t = found[0]
+            # the test's dice and scripted decisions were written for one throw: not reused
             g = {uid: dict(v) for uid, v in t.given.items()}
-            dec = dict(t.decisions)
             acts = acts or [{"call": a.call, "with": dict(a.args)} for a in t.actions]
         if acts is None:
             raise engine.OddsError(engine.BAD_ACTION, "no action given", "pass action= or test=", "--action")

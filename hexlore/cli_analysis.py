@@ -58,7 +58,7 @@ def _fraction(p: Fraction) -> str:
               help="The action, as a test's do: item: '{call: NAME, with: {…}}' or 'NAME(arg: value, …)'.")
 @click.option("--given", default=None, help="Changes to the start, as a test's given: '{unit: {hex: F5}}'.")
 @click.option("--test", "test_name", default=None,
-              help="Take given, do and decisions from this scenario test (its dice are ignored).")
+              help="Take given and do from this scenario test (not its dice nor its scripted decisions).")
 @click.option("--decisions", default=None, help="Scripted answers, as a test's decisions: '{name: [answer]}'.")
 @click.option("--outcome", "outcomes", multiple=True,
               help="What to measure (repeatable): event:NAME, event:NAME(arg=value).ARG, UNIT.FIELD, "

@@ -19,6 +19,7 @@ be enumerated and is reported; ``samples=N`` estimates by seeded Monte Carlo ins
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -29,7 +30,7 @@ import yaml
 from ..compiler.model import DieSpec, FaceSpec, RuleSet
 from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
 from .dice import Roller, chances, multiset_count, multisets
-from .game import Game
+from .game import Game, RuntimeRuleError
 from .policies import Decision, Policy
 from .snapshot import Replayer, _copy
 from .state import Unit, label
@@ -143,8 +144,12 @@ class OutcomeSpec:
     name: str = ""  # event name, unit id, side name
     field: str = ""  # field or event argument
     filters: tuple[tuple[str, Any], ...] = ()
+    combine: str = "last"  # an event argument over the matching events: sum (int), any (bool), last
 
     def value(self, game: Game):
+        return _hashable(self._read(game))
+
+    def _read(self, game: Game):
         st = game.state
         if self.kind == "winner":
             return st.winner.name if st.winner else None
@@ -154,10 +159,10 @@ class OutcomeSpec:
             if not self.field:
                 return len(hits)
             values = [e["args"].get(self.field) for e in hits]
-            if values and all(isinstance(v, bool) for v in values):
-                return any(values)
-            if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            if self.combine == "sum":
                 return sum(values)
+            if self.combine == "any":
+                return any(values)
             return values[-1] if values else None
         if self.kind == "unit":
             u = st.units[self.name]
@@ -169,6 +174,10 @@ class OutcomeSpec:
         if self.kind == "side":
             return label(st.side(self.name).f.get(self.field), st.board)
         return label(st.game.get(self.field), st.board)
+
+
+def _hashable(value):
+    return tuple(_hashable(v) for v in value) if isinstance(value, list) else value
 
 
 _EVENT = re.compile(r"event:\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*(?:\.\s*([A-Za-z_]\w*))?\s*")
@@ -214,7 +223,9 @@ def parse_outcome(text: str, game: Game) -> OutcomeSpec:
             filters.append((key, yaml.safe_load(value.strip()) if value.strip() else None))
         if arg and arg not in params:
             raise bad(f"event '{name}' has no argument '{arg}'", f"arguments: {', '.join(params)}")
-        return OutcomeSpec(raw, "event", name, arg, tuple(filters))
+        kind = next((p.type.name for p in spec.params if p.name == arg), "")
+        combine = {"int": "sum", "bool": "any"}.get(kind, "last")
+        return OutcomeSpec(raw, "event", name, arg, tuple(filters), combine)
     m = _DOTTED.fullmatch(raw)
     subject, fname = (m.group(1), m.group(2)) if m else (None, None)
     if not m:
@@ -490,6 +501,15 @@ def _rows(specs: list[OutcomeSpec], tally: dict[tuple, Any], chosen: bool) -> tu
     return [specs[i].text for i in keep], merged
 
 
+def _located(exc: RuntimeRuleError, game: Game) -> RuntimeRuleError:
+    """The rule failure, with the dice of the branch that led to it (the rules fail only there)."""
+    rolls = "; ".join(f"{e['die']} [{', '.join(e['faces'])}]" for e in game.log if e["type"] == "roll")
+    hint = f"the dice showed: {rolls}" if rolls else "before any dice were rolled"
+    if exc.diagnostic.hint:
+        hint = f"{exc.diagnostic.hint}; {hint}"
+    return RuntimeRuleError(dataclasses.replace(exc.diagnostic, hint=hint))
+
+
 # ---------------------------------------------------------------- the two ways to answer
 def enumerate_odds(q: Question, budget: int = DEFAULT_BUDGET) -> OddsResult:
     """The exact distribution: one run of the action per distinct outcome of its chance points.
@@ -523,6 +543,8 @@ def enumerate_odds(q: Question, budget: int = DEFAULT_BUDGET) -> OddsResult:
                         "or raise --budget") from None
     except _NotEnumerable as exc:
         raise OddsError(NOT_ENUMERABLE, str(exc), "estimate instead with --samples N") from None
+    except RuntimeRuleError as exc:
+        raise _located(exc, runner.replayer.game) from None
     total = sum(tally.values(), Fraction(0))
     if total != 1:  # by construction; a failure here means the replay was not deterministic
         raise OddsError(NOT_ENUMERABLE, f"the enumerated chances add up to {total}, not 1")
@@ -540,7 +562,10 @@ def sample_odds(q: Question, samples: int, seed: int = 0) -> OddsResult:
     tally: dict[tuple, int] = {}
     for k in range(samples):
         s = derive_seed(seed, k, "odds")
-        game = runner.run(Roller(s), seed=s)
+        try:
+            game = runner.run(Roller(s), seed=s)
+        except RuntimeRuleError as exc:
+            raise _located(exc, runner.replayer.game) from None
         key = runner.outcome(game)
         tally[key] = tally.get(key, 0) + 1
     columns, merged = _rows(specs, tally, bool(q.outcome))
