@@ -140,7 +140,8 @@ def run_ray(jobs: list[SweepJob], games: int, workers: int, address: str | None 
         if address:
             ray.init(address=address, **options)
         else:
-            ray.init(num_cpus=max(1, workers), **options)
+            # records are small: a modest object store starts fast even where /dev/shm is tiny
+            ray.init(num_cpus=max(1, workers), object_store_memory=200 * 1024 * 1024, **options)
         started = True
     try:
         task = ray.remote(run_chunk)
