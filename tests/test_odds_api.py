@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -255,3 +256,14 @@ def test_cli_plot_without_matplotlib_is_a_clear_usage_error(monkeypatch, tmp_pat
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     out = run_cli("odds", SPIDER, "--action", STRIKE, "--plot", str(tmp_path / "x.png"))
     assert out.exit_code == 2 and "pip install 'hexlore[plot]'" in out.output
+
+
+@pytest.mark.slow
+def test_the_readme_odds_example_runs_as_written():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    line = next(line for line in readme.splitlines() if line.startswith("hexlore odds "))
+    out = run_cli(*shlex.split(line)[1:], "--format", "json")
+    assert out.exit_code == 0, out.output
+    dead = [r for r in json.loads(out.output)["rows"] if r["outcome"]["spider.alive"] is False]
+    assert sum(Fraction(r["probability"]) for r in dead) == Fraction(85919, 419904)  # as the README says
+    assert "85919/419904" in readme
