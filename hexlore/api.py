@@ -157,6 +157,7 @@ def test(paths: list[str]) -> tuple[list[TestOutcome], list[Diagnostic], dict]:
 
 
 # ---------------------------------------------------------------- odds and sweeps
+__all__ += ["open_variant", "odds", "sweep"]
 
 
 def open_variant(name: str, extra_packs: list[str] | tuple[str, ...] = ()) -> Loaded:
@@ -244,7 +245,7 @@ def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", s
     same seeds are played on it and the report gains a paired ``comparison``. ``progress`` is
     called with the number of games finished after each chunk.
     """
-    from . import sweep as backends
+    from . import sweep_backends as backends
     from .runtime import sweep as stats
 
     loaded = open_scenario(scenario)

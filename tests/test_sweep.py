@@ -14,7 +14,7 @@ from hexlore.cli import main
 from hexlore.runtime.game import Game
 from hexlore.runtime.stats import derive_seed, mcnemar_p, mean_interval, wilson
 from hexlore.runtime.sweep import GameRecord, compare, summarize
-from hexlore.sweep import SweepJob, chunks, load_job, make_job, run_chunk
+from hexlore.sweep_backends import SweepJob, chunks, load_job, make_job, run_chunk
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "odds"
 SCENARIO = "battlelore/spider_ford"
@@ -169,3 +169,9 @@ def test_cli_sweep_rejects_a_bad_backend_and_zero_games():
     runner = CliRunner()
     assert runner.invoke(main, ["sweep", SCENARIO, "--games", "0"]).exit_code == 2
     assert runner.invoke(main, ["sweep", SCENARIO, "--games", "2", "--backend", "spark"]).exit_code == 2
+
+
+def test_the_package_exports_the_functions(one_worker):
+    import hexlore
+
+    assert hexlore.sweep is api.sweep and hexlore.odds is api.odds  # not shadowed by a submodule

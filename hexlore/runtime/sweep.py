@@ -1,6 +1,6 @@
 """Balance sweeps: many seeded games of one scenario, summarised with intervals.
 
-This module plays games and does the statistics; :mod:`hexlore.sweep` spreads the games over
+This module plays games and does the statistics; :mod:`hexlore.sweep_backends` spreads the games over
 worker processes or a Ray cluster. Game ``i`` of a sweep seeded ``S`` always uses the seed
 ``derive_seed(S, i)``, and summaries are computed from the records sorted by index, so the
 result does not depend on how many workers played which games, nor on the backend.
