@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import tempfile
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -30,18 +29,8 @@ import icepool
 from hexlore.api import open_scenario
 from hexlore.runtime.odds import ActionCall, Question, enumerate_odds, sample_odds
 
-SCENARIO = """\
-hexlore: 1
-name: bench spider
-packs: [battlelore.creatures]
-board: {shape: battlelore}
-sides:
-  - {name: north, edge: top, policy: first}
-  - {name: south, edge: bottom, policy: first}
-units:
-  - {id: spider, type: giant_spider, side: north, hex: F8}
-  - {id: attacker, type: foot_blue, side: south, hex: F9}
-"""
+# the spider (green) at F8 with seven rows behind it, a blue foot troop at F9
+SCENARIO = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "odds" / "spider_attack.yaml"
 MC_TARGET = 100_000
 
 
@@ -72,10 +61,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=10_000, help="Monte Carlo runs actually played")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "bench_spider.yaml"
-        path.write_text(SCENARIO, encoding="utf-8")
-        loaded = open_scenario(str(path))
+    loaded = open_scenario(str(SCENARIO))
     assert loaded.ok, [d.headline() for d in loaded.diagnostics]
     action = [ActionCall("strike", {"attacker": "attacker", "target": "spider", "melee": True})]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
