@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import tempfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -117,7 +118,10 @@ def run_local(jobs: list[SweepJob], games: int, workers: int, progress: Progress
         futures = {pool.submit(run_chunk, job, part): (j, len(part)) for j, job in enumerate(jobs) for part in parts}
         for f in as_completed(futures):
             j, n = futures[f]
-            out[j].extend(f.result())
+            try:
+                out[j].extend(f.result())
+            except BrokenProcessPool as exc:
+                raise SweepSetupError(f"a worker process died: {exc}") from None
             if progress:
                 progress(n)
     return out
@@ -157,7 +161,10 @@ def run_ray(jobs: list[SweepJob], games: int, workers: int, address: str | None 
             done, pending = ray.wait(pending, num_returns=1)
             for ref in done:
                 j, n = refs[ref]
-                out[j].extend(ray.get(ref))
+                try:
+                    out[j].extend(ray.get(ref))
+                except ray.exceptions.RayError as exc:  # e.g. a cluster whose workers lack hexlore
+                    raise SweepSetupError(f"a Ray task failed: {exc}") from None
                 if progress:
                     progress(n)
         return out

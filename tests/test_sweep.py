@@ -175,3 +175,21 @@ def test_the_package_exports_the_functions(one_worker):
     import hexlore
 
     assert hexlore.sweep is api.sweep and hexlore.odds is api.odds  # not shadowed by a submodule
+
+
+def test_a_variant_scenario_file_plays_the_same_seeds(tmp_path):
+    text = api.resolve_scenario(SCENARIO).read_text(encoding="utf-8")
+    variant = tmp_path / "short.yaml"
+    variant.write_text(text.replace("options: {banners_to_win: 4}", "options: {banners_to_win: 2}"), "utf-8")
+    report = sweep(workers=1, seed=7, vs=str(variant))
+    assert report["variant"]["length"]["mean"] < report["length"]["mean"]  # two banners end games sooner
+    assert report["comparison"]["rounds_change"]["high"] < 0
+
+
+def test_a_sweep_with_a_broken_scenario_is_a_diagnostic(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("hexlore: 1\nname: bad\npacks: [battlelore.creatures]\nboard: {shape: battlelore}\n"
+                   "sides: [{name: a, edge: top}, {name: b, edge: bottom}]\nunits: [{id: x, type: nope, side: a, hex: A1}]\n",
+                   encoding="utf-8")
+    report, diagnostics, _ = api.sweep(str(bad), 2)
+    assert report is None and any("no unit type 'nope'" in d.message for d in diagnostics)
