@@ -275,3 +275,127 @@ def test(paths: list[str]) -> tuple[list[TestOutcome], list[Diagnostic], dict]:
             continue
         outcomes.extend(run_scenario_tests(loaded.rules, loaded.scenario))
     return outcomes, diagnostics, sources
+
+
+# ---------------------------------------------------------------- odds and sweeps
+__all__ += ["open_variant", "odds", "sweep"]
+
+
+def open_variant(name: str, extra_packs: list[str] | tuple[str, ...] = ()) -> Loaded:
+    """Load a scenario with more packs after its own (a variant: packs that ``override``)."""
+    loaded = open_scenario(name)
+    if not extra_packs or not loaded.ok:
+        return loaded
+    path = Path(loaded.scenario.path)
+    missing = [p for p in extra_packs if not Path(p).is_file()]
+    if missing:
+        loaded.diagnostics.append(error(NO_SUCH_FILE, f"no pack file '{missing[0]}'", missing[0], Span(),
+                                        "a variant is a .lore pack that overrides definitions"))
+        return loaded
+    requests = [str(path.parent / p) if p.endswith(".lore") else p for p in loaded.scenario.packs]
+    rules = compile_packs(requests + [str(Path(p).resolve()) for p in extra_packs], search_paths_for(path))
+    loaded.rules = rules
+    loaded.sources.update(rules.sources)
+    loaded.diagnostics = list(rules.diagnostics)  # the base compiled cleanly: its notes are superseded
+    if rules.ok:
+        try:
+            Game(rules, loaded.scenario)
+        except ScenarioError as exc:
+            loaded.diagnostics.extend(exc.diagnostics)
+    return loaded
+
+
+def odds(scenario: str, action, outcome: list[str] | str | None = None, policy: str = "first",
+         budget: int = 50_000, samples: int | None = None, seed: int = 0, given: dict | str | None = None,
+         decisions: dict | str | None = None, test: str | None = None):
+    """The distribution of the outcome of one action; returns ``(result | None, diagnostics, sources)``.
+
+    ``action`` is a scenario test's ``do:`` item (a dict, a list of them, or the same as text:
+    ``"{call: melee_attack, with: {attacker: a, target: b}}"`` or ``"melee_attack(attacker: a,
+    target: b)"``). ``outcome`` lists what to measure (``"event:NAME"``, ``"UNIT.FIELD"``…, see
+    docs/odds.md); by default every field of the units the action names that can change.
+    Exact by default (every distinct dice outcome, exact fractions); when that needs more than
+    ``budget`` runs the answer is a diagnostic ``O001`` suggesting ``samples=N``, a seeded Monte
+    Carlo estimate with 95% Wilson intervals. ``test`` takes ``given`` and ``do`` from a test of
+    the scenario (its dice and scripted decisions, written for one throw, are not used);
+    decisions follow ``policy`` unless ``decisions`` scripts them.
+    """
+    from .runtime import odds as engine
+
+    loaded = open_scenario(scenario)
+    if not loaded.ok:
+        return None, loaded.diagnostics, loaded.sources
+    try:
+        g, acts, dec = {}, action, {}
+        if test is not None:
+            found = [t for t in loaded.scenario.tests if t.name == test]
+            if not found:
+                names = [t.name for t in loaded.scenario.tests]
+                raise engine.OddsError(engine.BAD_ACTION, f"the scenario has no test named {test!r}",
+                                       f"tests: {', '.join(names) or 'none'}", "--test")
+            t = found[0]
+            # the test's dice and scripted decisions were written for one throw: not reused
+            g = {uid: dict(v) for uid, v in t.given.items()}
+            acts = acts or [{"call": a.call, "with": dict(a.args)} for a in t.actions]
+        if acts is None:
+            raise engine.OddsError(engine.BAD_ACTION, "no action given", "pass action= or test=", "--action")
+        actions = engine.parse_actions(acts) if isinstance(acts, str) else engine.actions_from(acts)
+        g.update(engine.parse_mapping(given, "--given") if isinstance(given, str) else (given or {}))
+        dec.update(engine.parse_mapping(decisions, "--decisions") if isinstance(decisions, str) else
+                   (decisions or {}))
+        specs = [outcome] if isinstance(outcome, str) else list(outcome or [])
+        question = engine.Question(loaded.rules, loaded.scenario, actions, g, dec, policy, specs)
+        if samples:
+            return engine.sample_odds(question, samples, seed), [], loaded.sources
+        return engine.enumerate_odds(question, budget), [], loaded.sources
+    except engine.OddsError as exc:
+        return None, [exc.diagnostic], loaded.sources
+    except RuntimeRuleError as exc:
+        return None, [exc.diagnostic], loaded.sources
+
+
+def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", seed: int = 0,
+          address: str | None = None, vs: list[str] | str | None = None, max_rounds: int | None = None,
+          progress=None):
+    """Play ``games`` seeded games and summarise them; returns ``(report | None, diagnostics, sources)``.
+
+    Game ``i`` uses a seed derived from ``(seed, i)`` only, so the report is the same for any
+    ``workers`` and ``backend`` (``"local"`` process pool, or ``"ray"``: a local Ray instance,
+    or the cluster at ``address``). ``vs`` names a variant: ``.lore`` packs added after the
+    scenario's own (typically ``override`` of a unit or card), or another scenario file; the
+    same seeds are played on it and the report gains a paired ``comparison``. ``progress`` is
+    called with the number of games finished after each chunk.
+    """
+    from . import sweep_backends as backends
+    from .runtime import sweep as stats
+
+    loaded = open_scenario(scenario)
+    if not loaded.ok:
+        return None, loaded.diagnostics, loaded.sources
+    path = loaded.scenario.path
+    jobs = [backends.make_job(path, loaded.sources, [], seed, max_rounds)]
+    variant = None
+    if vs:
+        names = [vs] if isinstance(vs, str) else list(vs)
+        if len(names) == 1 and not names[0].endswith(".lore"):
+            variant = open_scenario(names[0])
+            vpath, extra = variant.scenario.path if variant.scenario else names[0], []
+        else:
+            variant = open_variant(path, names)
+            vpath, extra = path, names
+        if not variant.ok:
+            return None, variant.diagnostics, {**loaded.sources, **variant.sources}
+        jobs.append(backends.make_job(vpath, variant.sources, extra, seed, max_rounds))
+    try:
+        results = backends.run_jobs(jobs, games, workers, backend, address, progress)
+    except backends.SweepSetupError as exc:
+        return None, [error("O005", str(exc), "--backend", Span(), "see docs/odds.md, 'Sweeps'")], loaded.sources
+    sides = [s.name for s in loaded.scenario.sides]
+    report = {"scenario": path, "seed": seed, "backend": backend, "workers": workers,
+              **stats.summarize(results[0], sides, stats.fielded(loaded.scenario))}
+    if variant is not None:
+        vsides = [s.name for s in variant.scenario.sides]
+        report["variant"] = {"name": vs if isinstance(vs, str) else list(vs),
+                             **stats.summarize(results[1], vsides, stats.fielded(variant.scenario))}
+        report["comparison"] = stats.compare(results[0], results[1], sides)
+    return report, [], loaded.sources

@@ -141,3 +141,10 @@ def graph(packs: tuple[str, ...], fmt: str) -> None:
         for e in data["edges"]:
             if e["from"] in ids and e["to"] in ids:
                 click.echo(f'  {ids[e["from"]]} -->|{e["kind"]}| {ids[e["to"]]}')
+
+
+# exact odds and balance sweeps live in their own module
+from .cli_analysis import odds as _odds, sweep as _sweep  # noqa: E402
+
+main.add_command(_odds)
+main.add_command(_sweep)

@@ -111,7 +111,7 @@ def test_a_misspelt_name_does_not_make_its_target_unused(tmp_path):
 
 # ---------------------------------------------------------------- names, overrides, types
 @pytest.mark.parametrize("body, code, words", [
-    ("die d { face a face a }\nprocedure p() { let r = roll(1, d) }", "C002", "two faces 'a'"),
+    ("die d { face a value 1 face a value 2 }\nprocedure p() { let r = roll(1, d) }", "C002", "two different faces named 'a'"),
     ("table t: int -> int { 1: 2, 1: 3 }\nfunction f() -> int = t[1]", "C002", "two entries for '1'"),
     ("kind k { a: int }\nk x { a: 1 a: 2 }", "C002", "sets 'a' twice"),
     ("trait t { a: 1 a: 2 }", "C002", "sets 'a' twice"),

@@ -85,13 +85,17 @@ def declare(loaded: LoadedPacks) -> RuleSet:
         ctx = ctx_for(pack, file, pure=True, what="a declaration")
         if isinstance(decl, ast.DieDecl):
             faces = []
-            labels: set[str] = set()
+            # a repeated face is one more identical side of the die; the same name
+            # with other tags or another value would make tests and logs ambiguous
+            seen_faces: dict[str, tuple] = {}
             for face in decl.faces:
-                if face.label in labels:
-                    diags.append(error(DUPLICATE, f"die '{decl.name}' has two faces '{face.label}'", file,
-                                       face.span, "give each face its own name (tags may repeat)"))
+                shape = (face.value, tuple(sorted(face.tags)))
+                if seen_faces.setdefault(face.label, shape) != shape:
+                    diags.append(error(DUPLICATE, f"die '{decl.name}' has two different faces named "
+                                       f"'{face.label}'", file, face.span,
+                                       "identical faces may repeat (same tags and value); give a different "
+                                       "face its own name"))
                     continue
-                labels.add(face.label)
                 tags = {face.label} if not face.label.isdigit() else set()
                 for t in face.tags:
                     if t not in rules.symbols:

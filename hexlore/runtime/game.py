@@ -17,7 +17,7 @@ from ..compiler.model import DefinitionSpec, RuleSet, Symbol
 from ..compiler.types import Type
 from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
 from .builtins import make_builtins
-from .dice import ForcedRollError, Roller
+from .dice import DiceSource, ForcedRollError, Roller
 from .grid import Hex
 from .interpreter import GameOver, Linker, RuleError, run_body
 from .policies import Decision, Policy, Script, ScriptError, make_policy
@@ -70,7 +70,7 @@ class Game:
     def __init__(self, rules: RuleSet, scenario, seed: int | None = None,
                  decisions: dict | None = None, forced_dice: list | None = None,
                  log_file: IO[str] | None = None, policies: dict[str, str] | None = None,
-                 tolerate_problems: bool = False):
+                 tolerate_problems: bool = False, roller: DiceSource | None = None):
         """Set the game up; a scenario that does not fit the packs raises :class:`ScenarioError`.
 
         With ``tolerate_problems`` the game is built anyway around what does not fit, and the
@@ -82,7 +82,8 @@ class Game:
         self.rules = rules
         self.scenario = scenario
         self.seed = scenario.seed if seed is None else seed
-        self.roller = Roller(self.seed, forced_dice)
+        # the dice are injectable: the odds engine answers rolls from an enumeration
+        self.roller = roller if roller is not None else Roller(self.seed, forced_dice)
         self.policy_rng = random.Random(f"hexlore-game:{self.seed}")
         self.script = Script(decisions if decisions is not None else scenario.decisions)
         self.log: list[dict] = []

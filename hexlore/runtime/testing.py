@@ -58,47 +58,13 @@ def run_test(rules: RuleSet, scenario, test) -> TestOutcome:
         outcome.diagnostics.extend(exc.diagnostics)
         return outcome
     state = game.state
-    unit_kind = rules.kinds["unit"]
-    problems: list = []
     base = ("tests", getattr(test, "index", -1))
-    for uid, overrides in (test.given or {}).items():
-        unit = state.units.get(uid)
-        if unit is None:
-            fail(f"given: no unit '{uid}'")
-            continue
-        for key, value in overrides.items():
-            if key == "hex":
-                state.place(unit, value if isinstance(value, Hex) or value is None else
-                            state.board.parse_label(str(value)))
-            elif key in unit_kind.fields:
-                unit.f[key] = game.convert(value, unit_kind.fields[key].type, problems, base + ("given", uid, key))
-            else:
-                fail(f"given: units have no field '{key}'")
-    for h, here in state.occupants.items():
-        if len(here) > 1:
-            fail(f"given: {len(here)} units on {label(h, state.board)} ({', '.join(u.id for u in here)})")
+    apply_given(game, test.given, fail, base)
     for j, action in enumerate(test.actions):
         if outcome.failures:
             break
-        proc = rules.procedures.get(action.call)
-        if proc is None:
-            guess = did_you_mean(action.call, rules.procedures)
-            fail(f"no procedure '{action.call}'" + (f" (did you mean '{guess}'?)" if guess else ""))
-            break
-        args = []
-        names = {p.name for p in proc.params}
-        for extra in set(action.args or {}) - names:
-            fail(f"procedure '{action.call}' has no parameter '{extra}'")
-        for p in proc.params:
-            if p.name in (action.args or {}):
-                args.append(game.convert(action.args[p.name], p.type, problems, base + ("do", j, "with", p.name)))
-            elif p.default is not None:
-                args.append(game.const(p.default))
-            else:
-                fail(f"procedure '{action.call}' needs argument '{p.name}'")
-        if problems:
-            outcome.failures.extend(d.message for d in problems)
-        if outcome.failures:
+        args = action_args(game, action.call, action.args, fail, base + ("do", j, "with"))
+        if args is None:
             break
         try:
             game.guarded(game.call_procedure, action.call, args)
@@ -117,6 +83,64 @@ def run_test(rules: RuleSet, scenario, test) -> TestOutcome:
         _check_expectations(game, test.expect or {}, fail)
     outcome.passed = not outcome.failures
     return outcome
+
+
+def apply_given(game: Game, given: dict | None, fail, base: tuple = ("tests",)) -> None:
+    """Apply a test's ``given:`` (unit id -> field overrides, ``hex`` moves) to a fresh game.
+
+    ``base`` is the YAML path of the test, so a badly typed value is located at its own line.
+    """
+    state = game.state
+    unit_kind = game.rules.kinds["unit"]
+    problems: list = []
+    for uid, overrides in (given or {}).items():
+        unit = state.units.get(uid)
+        if unit is None:
+            fail(f"given: no unit '{uid}'")
+            continue
+        for key, value in overrides.items():
+            if key == "hex":
+                try:
+                    state.place(unit, value if isinstance(value, Hex) or value is None else
+                                state.board.parse_label(str(value)))
+                except ValueError as exc:
+                    fail(f"given: {exc}")
+            elif key in unit_kind.fields:
+                unit.f[key] = game.convert(value, unit_kind.fields[key].type, problems, base + ("given", uid, key))
+            else:
+                fail(f"given: units have no field '{key}'")
+    for d in problems:
+        fail(d.message)
+    for h, here in state.occupants.items():
+        if len(here) > 1:
+            fail(f"given: {len(here)} units on {label(h, state.board)} ({', '.join(u.id for u in here)})")
+
+
+def action_args(game: Game, call: str, given: dict | None, fail, base: tuple = ("tests",)) -> list | None:
+    """The runtime arguments of one ``do:`` action, or None (after ``fail``) when they are wrong."""
+    rules = game.rules
+    proc = rules.procedures.get(call)
+    if proc is None:
+        guess = did_you_mean(call, rules.procedures)
+        fail(f"no procedure '{call}'" + (f" (did you mean '{guess}'?)" if guess else ""))
+        return None
+    problems: list = []
+    failed = False
+    args = []
+    for extra in sorted(set(given or {}) - {p.name for p in proc.params}):
+        fail(f"procedure '{call}' has no parameter '{extra}'")
+        failed = True
+    for p in proc.params:
+        if p.name in (given or {}):
+            args.append(game.convert(given[p.name], p.type, problems, base + (p.name,)))
+        elif p.default is not None:
+            args.append(game.const(p.default))
+        else:
+            fail(f"procedure '{call}' needs argument '{p.name}'")
+            failed = True
+    for d in problems:
+        fail(d.message)
+    return None if failed or problems else args
 
 
 def _check_expectations(game: Game, expect: dict, fail) -> None:

@@ -1,0 +1,273 @@
+"""The ``hexlore odds`` and ``hexlore sweep`` commands: exact odds of an action, balance sweeps.
+
+Both are thin layers over :func:`hexlore.api.odds` and :func:`hexlore.api.sweep`; they print a
+table (rich), JSON (``--format json``) and optionally a bar chart (``--plot``, matplotlib from
+the ``plot`` extra). Exit codes as elsewhere: 0 answered, 1 a problem (diagnostics printed),
+2 a usage error (including ``--plot`` without matplotlib).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from fractions import Fraction
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from . import api
+
+MAX_TABLE_ROWS = 60
+
+
+def _need_matplotlib(plot: str | None):
+    if not plot:
+        return None
+    if not plot.lower().endswith((".png", ".svg", ".pdf")):
+        raise click.UsageError("--plot writes a .png, .svg or .pdf file")
+    try:
+        import matplotlib
+    except ImportError:
+        raise click.UsageError("--plot needs matplotlib: pip install 'hexlore[plot]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _fail(diagnostics, sources) -> None:
+    from .cli import _print_diagnostics
+
+    sys.exit(_print_diagnostics(diagnostics, sources, "text") or 1)
+
+
+def _pct(p: float) -> str:
+    return f"{100 * p:.2f}%"
+
+
+def _fraction(p: Fraction) -> str:
+    return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
+
+
+# ---------------------------------------------------------------- odds
+@click.command()
+@click.argument("scenario")
+@click.option("--action", "action", default=None,
+              help="The action, as a test's do: item: '{call: NAME, with: {…}}' or 'NAME(arg: value, …)'.")
+@click.option("--given", default=None, help="Changes to the start, as a test's given: '{unit: {hex: F5}}'.")
+@click.option("--test", "test_name", default=None,
+              help="Take given and do from this scenario test (not its dice nor its scripted decisions).")
+@click.option("--decisions", default=None, help="Scripted answers, as a test's decisions: '{name: [answer]}'.")
+@click.option("--outcome", "outcomes", multiple=True,
+              help="What to measure (repeatable): event:NAME, event:NAME(arg=value).ARG, UNIT.FIELD, "
+                   "HEX.FIELD, SIDE.FIELD, game.FIELD, winner. Default: the named units' fields that change.")
+@click.option("--policy", type=click.Choice(["first", "greedy", "random", "scenario"]), default="first",
+              show_default=True, help="How decisions inside the action are taken (random: every option, "
+                                      "equally likely).")
+@click.option("--budget", type=click.IntRange(min=1), default=50_000, show_default=True,
+              help="Most runs of the action to enumerate before giving up.")
+@click.option("--samples", type=click.IntRange(min=1), default=None,
+              help="Estimate by Monte Carlo with this many seeded runs instead of enumerating.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the Monte Carlo runs.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--plot", default=None, help="Also draw the distribution to this .png or .svg file.")
+def odds(scenario, action, given, test_name, decisions, outcomes, policy, budget, samples, seed, fmt, plot):
+    """Exact odds of one ACTION on SCENARIO, from every distinct dice outcome of the rules."""
+    plt = _need_matplotlib(plot)
+    if action is None and test_name is None:
+        raise click.UsageError("say what to do: --action '…' or --test NAME")
+    result, diagnostics, sources = api.odds(scenario, action, list(outcomes), policy, budget, samples, seed,
+                                            given, decisions, test_name)
+    if result is None:
+        _fail(diagnostics, sources)
+    data = result.to_json()
+    data.update({"scenario": scenario, "action": action, "test": test_name})
+    if fmt == "json":
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        _print_odds(result, action or f"test {test_name!r}")
+    if plt is not None:
+        _plot_odds(plt, result, plot)
+
+
+def _print_odds(result, action: str) -> None:
+    console = Console(highlight=False)
+    how = (f"exact, {result.enumerated} dice outcomes enumerated" if result.exact else
+           f"Monte Carlo estimate, {result.enumerated} runs (seed {result.seed}), 95% Wilson intervals")
+    console.print(f"[bold]odds of[/bold] {escape(action)}  [dim]({how}; decisions: {result.policy})[/dim]")
+    table = Table(show_lines=False)
+    for c in result.columns:
+        table.add_column(escape(c))
+    table.add_column("chance", justify="right")
+    table.add_column("exact" if result.exact else "95% interval", justify="right")
+    rows = sorted(result.rows, key=lambda r: -r.probability)
+    for r in rows[:MAX_TABLE_ROWS]:
+        extra = _fraction(r.probability) if result.exact else f"{_pct(r.low)} – {_pct(r.high)}"
+        table.add_row(*[_show(v) for v in r.values], _pct(float(r.probability)), extra)
+    console.print(table)
+    if len(rows) > MAX_TABLE_ROWS:
+        console.print(f"[dim]… {len(rows) - MAX_TABLE_ROWS} rarer outcomes not shown (--format json has all)[/dim]")
+    if len(result.columns) > 1:
+        for c in result.columns:
+            marginal = result.marginal(c)
+            parts = [f"{_show(v)}: {_pct(float(p))}" for v, p in marginal.items()]
+            mean = result.mean(c)
+            tail = f"   mean {float(mean):.4g}" if mean is not None else ""
+            console.print(f"[bold]{escape(c)}[/bold]  " + ", ".join(parts) + tail)
+
+
+def _show(v) -> str:
+    return escape("none" if v is None else str(v).lower() if isinstance(v, bool) else str(v))
+
+
+def _plot_odds(plt, result, path: str) -> None:
+    n = len(result.columns)
+    fig, axes = plt.subplots(1, max(1, n), figsize=(4 * max(1, n), 3.2), squeeze=False)
+    for ax, c in zip(axes[0], result.columns):
+        marginal = result.marginal(c)
+        labels = [_show(v) for v in marginal]
+        values = [float(p) for p in marginal.values()]
+        errors = None
+        if not result.exact:
+            from .runtime.stats import wilson
+            bounds = [wilson(round(p * result.enumerated), result.enumerated) for p in values]
+            errors = [[v - lo for v, (lo, _) in zip(values, bounds)], [hi - v for v, (_, hi) in zip(values, bounds)]]
+        ax.bar(labels, values, yerr=errors, color="#4c72b0", capsize=3)
+        ax.set_title(c, fontsize=9)
+        ax.set_ylabel("chance")
+        ax.set_ylim(0, 1)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------- sweep
+@click.command()
+@click.argument("scenario")
+@click.option("--games", type=click.IntRange(min=1), required=True, help="How many games to play.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Worker processes (local) or CPUs of a local Ray instance.")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Game i uses a seed derived from (seed, i).")
+@click.option("--address", default=None, help="Ray cluster to join (default: start a local instance).")
+@click.option("--vs", "variants", multiple=True,
+              help="A variant played on the same seeds: .lore packs added to the scenario's (repeatable), "
+                   "or another scenario file.")
+@click.option("--max-rounds", type=int, default=None, help="Stop each game after this many rounds.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--plot", default=None, help="Also draw win rates and game lengths to this .png or .svg file.")
+def sweep(scenario, games, workers, backend, seed, address, variants, max_rounds, fmt, plot):
+    """Play GAMES seeded games of SCENARIO and report win rates, game length and losses."""
+    plt = _need_matplotlib(plot)
+    err = Console(stderr=True)
+    total = games * (2 if variants else 1)
+    progress = None
+    if err.is_terminal:
+        progress = Progress(TextColumn("games"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                            console=err, auto_refresh=False, transient=True)
+    vs = list(variants) or None
+    if progress is None:
+        report, diagnostics, sources = api.sweep(scenario, games, workers, backend, seed, address, vs, max_rounds)
+    else:
+        with progress:
+            task = progress.add_task("games", total=total)
+
+            def advance(n: int) -> None:
+                progress.advance(task, n)
+                progress.refresh()
+
+            report, diagnostics, sources = api.sweep(scenario, games, workers, backend, seed, address, vs,
+                                                     max_rounds, advance)
+    if report is None:
+        _fail(diagnostics, sources)
+    if fmt == "json":
+        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        _print_sweep(report)
+    if plt is not None:
+        _plot_sweep(plt, report, plot)
+    if report["errors"]["count"]:
+        sys.exit(1)
+
+
+def _interval(d: dict, pct: bool = True) -> str:
+    f = _pct if pct else (lambda x: f"{x:.2f}")
+    return f"{f(d['low'])} – {f(d['high'])}"
+
+
+def _print_sweep(report: dict) -> None:
+    console = Console(highlight=False)
+    console.print(f"[bold]{report['games']} games[/bold] of {escape(report['scenario'])}  [dim](seed {report['seed']}, "
+                  f"{report['backend']} backend, {report['workers']} worker(s), digest {report['digest']})[/dim]")
+    _print_summary(console, report)
+    if "comparison" in report:
+        v = report["variant"]
+        console.print(f"\n[bold]variant[/bold] {escape(str(v['name']))}  [dim](digest {v['digest']})[/dim]")
+        _print_summary(console, v)
+        cmp = report["comparison"]
+        table = Table(title="paired comparison (same seeds)")
+        for col in ("side", "base", "variant", "change", "95% interval", "won only in variant",
+                    "won only in base", "McNemar p"):
+            table.add_column(col, justify="right" if col != "side" else "left")
+        for side, s in cmp["sides"].items():
+            table.add_row(side, _pct(s["base"]), _pct(s["variant"]), f"{100 * s['change']:+.2f} pts",
+                          f"{100 * s['low']:+.2f} – {100 * s['high']:+.2f}", str(s["won_only_in_variant"]),
+                          str(s["won_only_in_base"]), f"{s['mcnemar_p']:.3g}")
+        console.print(table)
+        r = cmp["rounds_change"]
+        console.print(f"rounds: {r['mean']:+.2f} per game (95% {r['low']:+.2f} – {r['high']:+.2f}); "
+                      f"same winner in {cmp['same_outcome']} of {cmp['games']} games")
+
+
+def _print_summary(console: Console, s: dict) -> None:
+    table = Table(title="results")
+    for col in ("result", "games", "rate", "95% interval"):
+        table.add_column(col, justify="left" if col == "result" else "right")
+    for side, w in s["wins"].items():
+        table.add_row(f"{side} wins", str(w["count"]), _pct(w["rate"]), _interval(w))
+    d = s["draws"]
+    table.add_row("no winner", str(d["count"]), _pct(d["rate"]), _interval(d))
+    console.print(table)
+    ln = s["length"]
+    console.print(f"game length: {ln['mean']:.2f} rounds (95% {ln['low']:.2f} – {ln['high']:.2f}), median "
+                  f"{ln['median']}, {ln['min']}–{ln['max']}; {ln['turns_mean']:.2f} turns")
+    losses = Table(title="losses per unit type")
+    for col in ("side", "unit type", "fielded", "lost per game", "95% interval", "loss rate"):
+        losses.add_column(col, justify="left" if col in ("side", "unit type") else "right")
+    for side, per in s["losses"].items():
+        for kind, x in per.items():
+            losses.add_row(side, kind, str(x["fielded"]), f"{x['lost_mean']:.2f}", _interval(x, pct=False),
+                           _pct(x["loss_rate"]))
+    console.print(losses)
+    if s["errors"]["count"]:
+        console.print(f"[red]{s['errors']['count']} game(s) stopped on a rule error[/red]: "
+                      + escape("; ".join(s["errors"]["first"])))
+
+
+def _plot_sweep(plt, report: dict, path: str) -> None:
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
+    runs = [("base", report)] + ([("variant", report["variant"])] if "variant" in report else [])
+    width = 0.8 / len(runs)
+    for k, (name, s) in enumerate(runs):
+        outcomes = list(s["wins"].items()) + [("no winner", s["draws"])]
+        xs = [i + k * width for i in range(len(outcomes))]
+        rates = [w["rate"] for _, w in outcomes]
+        errors = [[r - w["low"] for r, (_, w) in zip(rates, outcomes)],
+                  [w["high"] - r for r, (_, w) in zip(rates, outcomes)]]
+        left.bar(xs, rates, width, yerr=errors, capsize=3, label=name)
+        left.set_xticks([i + width * (len(runs) - 1) / 2 for i in range(len(outcomes))],
+                        [o for o, _ in outcomes])
+        length = s["length"]
+        right.bar([k], [length["mean"]], 0.6, yerr=[[length["mean"] - length["low"]], [length["high"] - length["mean"]]],
+                  capsize=3, label=name)
+    left.set_ylim(0, 1)
+    left.set_ylabel("win rate (95% Wilson)")
+    right.set_xticks(range(len(runs)), [n for n, _ in runs])
+    right.set_ylabel("rounds per game")
+    if len(runs) > 1:
+        left.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

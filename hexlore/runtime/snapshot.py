@@ -1,0 +1,94 @@
+"""Snapshots of a game state, restored *in place* so one linked game can replay many times.
+
+Building a :class:`~hexlore.runtime.game.Game` links every rule into closures and sets up every
+hex; the odds engine and Monte Carlo run one short action thousands of times, so they keep one
+game and put its state back before each run. Restoring in place matters: the linked rules and
+the built-in primitives hold references to the state's objects (units, sides, dicts), which
+must stay the same objects. Values inside fields are copied where mutable (lists, dicts) and
+shared where immutable or identities (units, sides, hexes, definitions, faces).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from .game import Game
+from .policies import Script, make_policy
+from .state import GameState
+
+
+def _copy(value):
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    return value
+
+
+def _refill(target: dict, saved: dict) -> None:
+    if target != saved:  # most dicts are untouched by a short action: comparing is cheaper than copying
+        target.clear()
+        target.update({k: _copy(v) for k, v in saved.items()})
+
+
+@dataclass
+class StateSnapshot:
+    units: dict
+    sides: list
+    hex_fields: dict
+    game: dict
+    occupants: dict
+    winner: object
+    over: bool
+
+    @staticmethod
+    def take(state: GameState) -> "StateSnapshot":
+        return StateSnapshot(
+            units={uid: (u.hex, u.alive, _copy(u.f)) for uid, u in state.units.items()},
+            sides=[_copy(s.f) for s in state.sides],
+            hex_fields={h: _copy(f) for h, f in state.hex_fields.items()},
+            game=_copy(state.game),
+            occupants={h: list(us) for h, us in state.occupants.items() if us},
+            winner=state.winner, over=state.over)
+
+    def restore(self, state: GameState) -> None:
+        for uid, (h, alive, f) in self.units.items():
+            u = state.units[uid]
+            u.hex, u.alive = h, alive
+            _refill(u.f, f)
+        for side, f in zip(state.sides, self.sides):
+            _refill(side.f, f)
+        if state.hex_fields != self.hex_fields:  # one C-level comparison in the usual, untouched case
+            for h, f in self.hex_fields.items():
+                _refill(state.hex_fields[h], f)
+        _refill(state.game, self.game)
+        state.occupants.clear()
+        state.occupants.update({h: list(us) for h, us in self.occupants.items()})
+        state.winner, state.over = self.winner, self.over
+
+
+class Replayer:
+    """One game, reset to the same start before each run with fresh dice, policies and log.
+
+    ``reset`` puts back everything a run changes, so a run on the replayer logs exactly what a
+    run on a new ``Game`` with the same seed would (a test compares the two).
+    """
+
+    def __init__(self, game: Game, decisions: dict, policies: dict[str, str]):
+        self.game = game
+        self.decisions = decisions
+        self.policy_names = policies
+        self.snapshot = StateSnapshot.take(game.state)
+
+    def reset(self, roller, seed: int = 0) -> Game:
+        g = self.game
+        self.snapshot.restore(g.state)
+        g.seed = seed
+        g.roller = roller
+        g.policy_rng = random.Random(f"hexlore-game:{seed}")
+        g.script = Script(_copy(self.decisions))
+        g.policies = {name: make_policy(p, seed, name) for name, p in self.policy_names.items()}
+        g.log = []
+        g.depth = 0
+        return g
