@@ -6,20 +6,24 @@ directly. Nothing here raises on bad input files: problems come back as diagnost
 
 from __future__ import annotations
 
+import os
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .compiler import RuleSet, compile_packs
-from .compiler.packs import bundled_rules_root
-from .dsl.diagnostics import Diagnostic, Source, Span, error
-from .runtime.game import Game, GameResult, RuntimeRuleError, ScenarioError
+from .compiler.packs import PackLoader, bundled_rules_root
+from .dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
+from .runtime.game import Game, GameResult, RuntimeRuleError
 from .runtime.scenario import Scenario, load_scenario
+from .runtime.scenario_checks import check_against_rules
 from .runtime.testing import TestOutcome, run_scenario_tests
 
 __all__ = ["Loaded", "open_scenario", "check", "run", "test", "compile_packs", "bundled_scenarios_root",
-           "resolve_scenario", "Game"]
+           "resolve_scenario", "Game", "CompileCache", "COMPILE_CACHE", "unique_diagnostics"]
 
 NO_SUCH_FILE = "S000"
+UNKNOWN_PACK = "S102"
 
 
 def bundled_scenarios_root() -> Path:
@@ -44,6 +48,12 @@ def resolve_scenario(name: str) -> Path | None:
 
 @dataclass
 class Loaded:
+    """A scenario with its compiled packs and every problem found in them.
+
+    With errors, ``scenario`` may be the partial scenario the checks ran on: use ``ok``, not
+    ``scenario is not None``, to know whether it can be played.
+    """
+
     scenario: Scenario | None
     rules: RuleSet | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -53,6 +63,18 @@ class Loaded:
     def ok(self) -> bool:
         return self.scenario is not None and self.rules is not None and \
             not any(d.is_error for d in self.diagnostics)
+
+
+def unique_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Sorted by file, line, column; one of each (file, place, code, message), the first found.
+
+    Two stages may find the same problem (the loader and the game set-up both see a unit of
+    an unknown side); the first, the loader's, has the better hint.
+    """
+    unique: dict[tuple, Diagnostic] = {}
+    for d in diagnostics:
+        unique.setdefault((d.file, d.span, d.code, d.message), d)
+    return sorted(unique.values(), key=Diagnostic.sort_key)
 
 
 def search_paths_for(scenario_path: Path) -> list[Path]:
@@ -65,29 +87,124 @@ def search_paths_for(scenario_path: Path) -> list[Path]:
     return paths
 
 
+def _pack_exists(request: str, roots: list[Path]) -> bool:
+    """Whether the pack loader can find a request (a ``.lore`` path, a folder or a pack name)."""
+    if request.endswith(".lore"):
+        return Path(request).is_file()
+    if Path(request).is_dir():
+        return True
+    rel = Path(*request.split("."))
+    return any((root / rel).with_suffix(".lore").is_file() or (root / rel).is_dir() for root in roots)
+
+
+def _pack_problems(scenario: Scenario, requests: list[str], roots: list[Path]) -> list[Diagnostic]:
+    problems = []
+    known: list[str] | None = None
+    for i, (written, request) in enumerate(zip(scenario.packs, requests)):
+        if _pack_exists(request, roots):
+            continue
+        if written.endswith(".lore"):
+            message = f"no pack file '{written}'"
+            hint = f"looked for {request}: paths of .lore files are relative to the scenario"
+        else:
+            known = PackLoader(roots).known_pack_names() if known is None else known
+            guess = did_you_mean(written, known)
+            message = f"no pack named '{written}'"
+            hint = f"did you mean '{guess}'?" if guess else \
+                f"packs are looked up in: {', '.join(str(r) for r in roots)}"
+        problems.append(error(UNKNOWN_PACK, message, scenario.path, scenario.span_of("packs", i), hint))
+    return problems
+
+
+class CompileCache:
+    """Compiled rule sets, reused while the pack files they were compiled from are unchanged.
+
+    Checking a thousand scenarios that use the same packs compiles them once. An entry is
+    keyed on the request (packs, search paths, working directory) and is valid only while
+    every source file it was compiled from still has the same text, so an edited pack is
+    recompiled. Rule sets are read-only for the runtime, so sharing one is safe.
+    """
+
+    def __init__(self, size: int = 64):
+        self.size = size
+        self._entries: OrderedDict[tuple, RuleSet] = OrderedDict()
+        self.compiled = 0  # how many real compilations happened (for tests and benchmarks)
+
+    def get(self, requests: list[str], search_paths: list[Path]) -> RuleSet:
+        key = (tuple(requests), tuple(str(p) for p in search_paths), os.getcwd())
+        rules = self._entries.get(key)
+        if rules is not None and self._fresh(rules):
+            self._entries.move_to_end(key)
+            return rules
+        rules = compile_packs(requests, search_paths)
+        self.compiled += 1
+        self._entries[key] = rules
+        while len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+        return rules
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    @staticmethod
+    def _fresh(rules: RuleSet) -> bool:
+        for path, source in rules.sources.items():
+            try:
+                if Path(path).read_text(encoding="utf-8") != source.text:
+                    return False
+            except (OSError, UnicodeDecodeError):
+                return False
+        return True
+
+
+#: The cache ``open_scenario`` uses; ``COMPILE_CACHE.clear()`` forgets every entry.
+COMPILE_CACHE = CompileCache()
+
+
 def open_scenario(name: str) -> Loaded:
-    """Load a scenario and compile its packs; build a game once to check what it names."""
+    """Load a scenario and compile its packs, and check the one against the other.
+
+    Every problem is reported in one go: the scenario's own, then (when its board and packs
+    are usable and the packs compile) those that need the packs, even if the first found some.
+    """
     path = resolve_scenario(name)
     if path is None:
         return Loaded(None, None, [error(NO_SUCH_FILE, f"no scenario file '{name}'", name, Span(),
                                          f"bundled scenarios are in {bundled_scenarios_root()}")])
-    scenario, diags = load_scenario(path)
+    scenario, diags = load_scenario(path, partial=True)
     loaded = Loaded(scenario, None, list(diags))
     if scenario is None:
-        loaded.sources[str(path)] = Source.from_file(path)
+        try:
+            loaded.sources[str(path)] = Source.from_file(path)
+        except (OSError, UnicodeDecodeError):
+            pass
         return loaded
     loaded.sources[scenario.path] = scenario.source
     requests = [str(path.parent / p) if p.endswith(".lore") else p for p in scenario.packs]
-    rules = compile_packs(requests, search_paths_for(path))
+    roots = search_paths_for(path)
+    missing = _pack_problems(scenario, requests, roots)
+    if missing:  # the other packs' names would be reported as unknown too: stop here
+        loaded.diagnostics.extend(missing)
+        return loaded
+    rules = COMPILE_CACHE.get(requests, roots)
     loaded.rules = rules
     loaded.sources.update(rules.sources)
     loaded.diagnostics.extend(rules.diagnostics)
     if rules.ok:
-        try:
-            Game(rules, scenario)
-        except ScenarioError as exc:
-            loaded.diagnostics.extend(exc.diagnostics)
+        loaded.diagnostics.extend(check_against_rules(rules, scenario))
+    loaded.diagnostics = unique_diagnostics(loaded.diagnostics)
     return loaded
+
+
+def _walk(folder: Path, pattern: str) -> list[str]:
+    """Files under ``folder``, leaving out hidden ones (``.github/``, ``.pre-commit-config.yaml``,
+    virtual environments) and ``schema`` folders: YAML there is no scenario."""
+    found = []
+    for f in sorted(folder.rglob(pattern)):
+        parts = f.relative_to(folder).parts
+        if not any(p.startswith(".") for p in parts) and "schema" not in parts:
+            found.append(str(f))
+    return found
 
 
 def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
@@ -98,8 +215,8 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            lore += [str(f) for f in sorted(path.rglob("*.lore"))]
-            scenarios += [str(f) for f in sorted(path.rglob("*.y*ml")) if "schema" not in f.parts]
+            lore += _walk(path, "*.lore")
+            scenarios += _walk(path, "*.y*ml")
         elif path.suffix == ".lore" and path.is_file():
             lore.append(str(path))
         elif path.suffix in (".yaml", ".yml") and path.is_file():
@@ -117,8 +234,7 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
         sources.update(loaded.sources)
         # a scenario's packs may lie outside the checked paths: keep their findings (deduplicated below)
         diagnostics.extend(loaded.diagnostics)
-    unique = {(d.file, d.span, d.code, d.message): d for d in diagnostics}
-    return sorted(unique.values(), key=Diagnostic.sort_key), sources
+    return unique_diagnostics(diagnostics), sources
 
 
 def run(name: str, seed: int | None = None, log_file=None, max_rounds: int | None = None,
@@ -140,7 +256,7 @@ def test(paths: list[str]) -> tuple[list[TestOutcome], list[Diagnostic], dict]:
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            files += [str(f) for f in sorted(path.rglob("*.y*ml")) if "schema" not in f.parts]
+            files += _walk(path, "*.y*ml")
         else:
             files.append(p)
     outcomes: list[TestOutcome] = []

@@ -7,34 +7,26 @@ Exit codes: 0 clean, 1 findings (errors, failed tests, a rule failing at run tim
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import click
 from rich.console import Console
 
-from . import api
-from .dsl.diagnostics import Diagnostic, Severity, dumps_json
+from . import api, report
+from .dsl.diagnostics import Diagnostic
 
 
-def _print_diagnostics(diagnostics: list[Diagnostic], sources: dict, fmt: str, strict: bool = False) -> int:
-    if fmt == "auto":
-        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    if fmt == "json":
-        click.echo(dumps_json(diagnostics))
-    elif fmt == "github":
-        for d in diagnostics:
-            click.echo(d.to_github())
-    else:
-        colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        for d in diagnostics:
-            click.echo(d.render(sources.get(d.file), colour=colour))
-        errors = sum(d.severity is Severity.ERROR for d in diagnostics)
-        warnings = sum(d.severity is Severity.WARNING for d in diagnostics)
-        if diagnostics:
-            click.echo(f"{errors} error(s), {warnings} warning(s)", err=True)
-    failing = [d for d in diagnostics if d.is_error or (strict and d.severity is Severity.WARNING)]
-    return 1 if failing else 0
+def _print_diagnostics(diagnostics: list[Diagnostic], sources: dict, fmt: str, strict: bool = False,
+                       output=None) -> int:
+    """Print (or write to ``output``) the report; return the exit code it calls for."""
+    fmt = report.choose_format(fmt)
+    stream = output or click.get_text_stream("stdout")
+    text = report.render(diagnostics, sources, fmt, colour=output is None and report.use_colour(stream))
+    if text or fmt in ("json", "sarif"):
+        click.echo(text, file=output)
+    if fmt == "text" and diagnostics:
+        click.echo(report.summary(diagnostics), err=True)
+    return report.exit_code(diagnostics, strict)
 
 
 @click.group()
@@ -45,14 +37,20 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--format", "fmt", type=click.Choice(["auto", "text", "json", "github"]), default="auto",
-              help="Output format (github annotations are chosen on GitHub Actions).")
-@click.option("--strict", is_flag=True, help="Warnings fail too.")
-def check(paths: tuple[str, ...], fmt: str, strict: bool) -> None:
-    """Check rule packs (.lore) and scenarios (.yaml), reporting every problem."""
+@click.option("--format", "fmt", type=click.Choice(list(report.FORMATS)), default="auto",
+              help="Output format: text (gcc style), json, github (annotations; chosen automatically "
+                   "on GitHub Actions) or sarif (2.1.0, for code scanning).")
+@click.option("--strict", is_flag=True, help="Warnings fail too (exit code 1).")
+@click.option("-o", "--output", type=click.File("w", encoding="utf-8", lazy=True), default=None,
+              help="Write the report to this file instead of standard output.")
+def check(paths: tuple[str, ...], fmt: str, strict: bool, output) -> None:
+    """Check rule packs (.lore) and scenarios (.yaml), reporting every problem.
+
+    Exit code 0: nothing failed; 1: errors (or warnings, with --strict); 2: misuse.
+    """
     diagnostics, sources = api.check(list(paths))
-    code = _print_diagnostics(diagnostics, sources, fmt, strict)
-    if fmt in ("auto", "text") and not diagnostics:
+    code = _print_diagnostics(diagnostics, sources, fmt, strict, output)
+    if report.choose_format(fmt) == "text" and not diagnostics:
         click.echo("no problems found", err=True)
     sys.exit(code)
 

@@ -5,6 +5,10 @@ files), with ``NAME.expected`` next to it: one line per diagnostic, in the order
 prints them, as ``path:line:col: severity[CODE]`` with the path relative to the fixtures folder.
 Lines starting with ``#`` are comments (say what the fixture shows). A designer adding a
 diagnostic adds a fixture; the completeness tests below fail until they do.
+
+Problems that only show when rules run (``R…``) have ``NAME.run.expected`` instead: the scenario
+``NAME.yaml`` (or ``NAME/scenario.yaml``) is played with ``api.run`` and its tests are run with
+``api.test``, and the diagnostics of both are compared the same way.
 """
 
 from __future__ import annotations
@@ -43,11 +47,29 @@ def _relative(file: str) -> str:
 
 def _actual_lines(subject: Path) -> list[str]:
     diagnostics, _ = api.check([str(subject)])
+    return _format(diagnostics)
+
+
+def _run_lines(expected: Path) -> list[str]:
+    name = expected.name[: -len(RUN_SUFFIX)]
+    scenario = next((c for c in (FIXTURES / f"{name}.yaml", FIXTURES / name / "scenario.yaml") if c.is_file()),
+                    None)
+    assert scenario is not None, f"{expected.name}: no {name}.yaml or {name}/scenario.yaml next to it"
+    _, played, _ = api.run(str(scenario))
+    outcomes, loading, _ = api.test([str(scenario)])
+    found = played + loading + [d for o in outcomes for d in o.diagnostics]
+    unique = {(d.file, d.span, d.code, d.message): d for d in found}
+    return _format(sorted(unique.values(), key=lambda d: d.sort_key()))
+
+
+RUN_SUFFIX = ".run.expected"
+EXPECTED = sorted(e for e in FIXTURES.glob("*.expected") if not e.name.endswith(RUN_SUFFIX))
+RUN_EXPECTED = sorted(FIXTURES.glob("*" + RUN_SUFFIX))
+
+
+def _format(diagnostics) -> list[str]:
     return [f"{_relative(d.file)}:{d.span.line}:{d.span.column}: {d.severity.value}[{d.code}]"
             for d in diagnostics]
-
-
-EXPECTED = sorted(FIXTURES.glob("*.expected"))
 
 
 @pytest.mark.parametrize("expected", EXPECTED, ids=[e.stem for e in EXPECTED])
@@ -55,8 +77,13 @@ def test_fixture_diagnostics_match(expected: Path) -> None:
     assert _actual_lines(_subject(expected)) == _expected_lines(expected)
 
 
+@pytest.mark.parametrize("expected", RUN_EXPECTED, ids=[e.name[: -len(RUN_SUFFIX)] for e in RUN_EXPECTED])
+def test_run_fixture_diagnostics_match(expected: Path) -> None:
+    assert _run_lines(expected) == _expected_lines(expected)
+
+
 def test_there_are_enough_fixtures() -> None:
-    assert len(EXPECTED) >= 40
+    assert len(EXPECTED) + len(RUN_EXPECTED) >= 40
 
 
 def _codes_in_source() -> list[str]:
@@ -77,5 +104,6 @@ def test_every_code_is_documented(code: str) -> None:
 
 @pytest.mark.parametrize("code", SOURCE_CODES)
 def test_every_code_has_a_fixture(code: str) -> None:
-    covered = {m for e in EXPECTED for m in re.findall(r"\[([A-Z]\d{3})\]", e.read_text(encoding="utf-8"))}
+    covered = {m for e in EXPECTED + RUN_EXPECTED
+               for m in re.findall(r"\[([A-Z]\d{3})\]", e.read_text(encoding="utf-8"))}
     assert code in covered, f"no fixture in tests/fixtures/errors expects {code}"

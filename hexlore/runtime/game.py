@@ -21,13 +21,22 @@ from .dice import ForcedRollError, Roller
 from .grid import Hex
 from .interpreter import GameOver, Linker, RuleError, run_body
 from .policies import Decision, Policy, Script, ScriptError, make_policy
+from .scenario import HEX_NOT_ON_BOARD, UNKNOWN_IN_TEST, UNKNOWN_SIDE, unknown_side_message
 from .state import EventRecord, GameState, Side, Unit, label
 
 MAX_EVENT_DEPTH = 64
 DEFAULT_MAX_ROUNDS = 100
 
 RULE_ERROR = "R001"
-SCENARIO_MEANING = "S101"
+# Scenario problems found against the packs while the game is set up (docs/diagnostics.md).
+WRONG_VALUE = "S101"
+UNKNOWN_UNIT_TYPE = "S103"
+UNKNOWN_TERRAIN = "S104"
+UNKNOWN_DEFINITION = "S105"
+NO_DECK_FIELD = "S106"
+UNKNOWN_OPTION = "S108"
+UNKNOWN_FIELD = "S109"
+SCENARIO_MEANING = WRONG_VALUE  # the former catch-all name
 
 
 class ScenarioError(Exception):
@@ -60,7 +69,14 @@ class GameResult:
 class Game:
     def __init__(self, rules: RuleSet, scenario, seed: int | None = None,
                  decisions: dict | None = None, forced_dice: list | None = None,
-                 log_file: IO[str] | None = None, policies: dict[str, str] | None = None):
+                 log_file: IO[str] | None = None, policies: dict[str, str] | None = None,
+                 tolerate_problems: bool = False):
+        """Set the game up; a scenario that does not fit the packs raises :class:`ScenarioError`.
+
+        With ``tolerate_problems`` the game is built anyway around what does not fit, and the
+        problems are left in ``self.problems``: the scenario checker uses this to report them
+        all and to go on checking the position.
+        """
         if not rules.ok:
             raise ValueError("rules have errors; compile them cleanly first")
         self.rules = rules
@@ -84,7 +100,8 @@ class Game:
         problems: list[Diagnostic] = []
         self._setup_constants(problems)
         self._setup_state(problems, policies or {})
-        if problems:
+        self.problems = problems
+        if problems and not tolerate_problems:
             raise ScenarioError(problems)
         self.dispatch = {}
         for t in rules.triggers:
@@ -95,8 +112,13 @@ class Game:
     def const(self, node: ir.X):
         return self.linker.x(node)({})
 
-    def _problem(self, problems, message, *path, hint=None, code=SCENARIO_MEANING):
-        span = self.scenario.span_of(*path) if hasattr(self.scenario, "span_of") else Span()
+    def _problem(self, problems, message, *path, hint=None, code=WRONG_VALUE, key=False):
+        """A problem at a YAML node of the scenario (at its key, for names that are keys)."""
+        sc = self.scenario
+        if key and hasattr(sc, "key_span_of"):
+            span = sc.key_span_of(*path)
+        else:
+            span = sc.span_of(*path) if hasattr(sc, "span_of") else Span()
         problems.append(error(code, message, self.scenario.path, span, hint))
 
     def _setup_constants(self, problems) -> None:
@@ -110,7 +132,8 @@ class Game:
                 guess = did_you_mean(name, rules.options)
                 self._problem(problems, f"the packs have no option '{name}'", "options", name,
                               hint=f"did you mean '{guess}'?" if guess else
-                              f"options: {', '.join(sorted(rules.options)) or 'none'}")
+                              f"options: {', '.join(sorted(rules.options)) or 'none'}", code=UNKNOWN_OPTION,
+                              key=True)
                 continue
             converted = self.convert(value, rules.options[name].type, problems, ("options", name))
             self.options[name] = converted
@@ -130,8 +153,11 @@ class Game:
             self._def_values[d.name] = values
         return values
 
-    def convert(self, value, t: Type, problems, path):
-        """A scenario value (YAML scalar or list) as a runtime value of type ``t``."""
+    def convert(self, value, t: Type, problems, path, key: bool = False):
+        """A scenario value (YAML scalar or list) as a runtime value of type ``t``.
+
+        ``key``: the value is a mapping key (a card of a deck), so problems point at the key.
+        """
         rules = self.rules
         if value is None:
             return None
@@ -139,14 +165,14 @@ class Game:
         if name == "list":
             if not isinstance(value, list):
                 value = [value]
-            return [self.convert(v, t.item or Type("any"), problems, path) for v in value]
+            return [self.convert(v, t.item or Type("any"), problems, path, key) for v in value]
         if name in ("int",):
             if isinstance(value, bool) or not isinstance(value, int):
-                self._problem(problems, f"expected an integer, got {value!r}", *path)
+                self._problem(problems, f"expected an integer, got {value!r}", *path, key=key)
             return value
         if name == "bool":
             if not isinstance(value, bool):
-                self._problem(problems, f"expected true or false, got {value!r}", *path)
+                self._problem(problems, f"expected true or false, got {value!r}", *path, key=key)
             return value
         if name in ("text", "any"):
             return value
@@ -154,32 +180,33 @@ class Game:
             sym = rules.symbols.get(str(value))
             if sym is None:
                 guess = did_you_mean(str(value), rules.symbols)
-                self._problem(problems, f"no tag or enum value named '{value}' in the packs", *path,
+                self._problem(problems, f"no tag or enum value named '{value}' in the packs", *path, key=key,
                               hint=f"did you mean '{guess}'?" if guess else None)
             return sym
         if name.startswith("enum:"):
             sym = rules.symbols.get(str(value))
             if sym is None or sym.group != name[5:]:
                 options = [s.name for s in rules.enums.get(name[5:], ())]
-                self._problem(problems, f"'{value}' is not a value of {name[5:]}", *path,
+                self._problem(problems, f"'{value}' is not a value of {name[5:]}", *path, key=key,
                               hint=f"one of: {', '.join(options)}")
             return sym
         if name == "hex":
             try:
                 return self.state.board.parse_label(str(value))
             except ValueError as exc:
-                self._problem(problems, str(exc), *path)
+                self._problem(problems, str(exc), *path, key=key, code=HEX_NOT_ON_BOARD)
                 return None
         if name == "side":
             side = self.state.side(str(value))
             if side is None:
-                self._problem(problems, f"no side named '{value}'", *path)
+                self._problem(problems, f"no side named '{value}'", *path, key=key, code=UNKNOWN_IN_TEST,
+                              hint=_guess(str(value), [s.name for s in self.state.sides]))
             return side
         if name == "unit":
             unit = self.state.units.get(str(value))
             if unit is None:
                 guess = did_you_mean(str(value), self.state.units)
-                self._problem(problems, f"no unit with id '{value}'", *path,
+                self._problem(problems, f"no unit with id '{value}'", *path, key=key, code=UNKNOWN_IN_TEST,
                               hint=f"did you mean '{guess}'?" if guess else None)
             return unit
         kind = "unit" if name == "unit_type" else name
@@ -187,7 +214,7 @@ class Game:
         if d is None or d.kind != kind:
             names = [x.name for x in rules.definitions_of(kind)]
             guess = did_you_mean(str(value), names)
-            self._problem(problems, f"no {kind} named '{value}' in the packs", *path,
+            self._problem(problems, f"no {kind} named '{value}' in the packs", *path, key=key, code=UNKNOWN_DEFINITION,
                           hint=f"did you mean '{guess}'?" if guess else f"known: {', '.join(names[:12])}")
         return d
 
@@ -200,13 +227,14 @@ class Game:
             st.sides.append(Side(spec.name, spec.edge, i, self.field_defaults("side")))
         self.policies: dict[str, Policy] = {
             s.name: make_policy(policies.get(s.name, s.policy), self.seed, s.name) for s in sc.sides}
-        for i, spec in enumerate(sc.sides):
-            side = st.sides[i]
+        for n, spec in enumerate(sc.sides):
+            side, i = st.sides[n], _index(spec, n)
             for fname, value in (spec.fields or {}).items():
                 fspec = rules.kinds["side"].fields.get(fname)
                 if fspec is None:
                     self._problem(problems, f"sides have no field '{fname}'", "sides", i, "fields", fname,
-                                  hint=_guess(fname, rules.kinds["side"].fields))
+                                  hint=_guess(fname, rules.kinds["side"].fields, "side fields: "),
+                                  code=UNKNOWN_FIELD, key=True)
                     continue
                 side.f[fname] = self.convert(value, fspec.type, problems, ("sides", i, "fields", fname))
         default_terrain = None
@@ -217,52 +245,71 @@ class Game:
         for h in st.board:
             st.hex_fields[h] = {"terrain": default_terrain, **self.field_defaults("hex")}
         terrain_paths = getattr(sc, "terrain_paths", {})
+        unknown_terrains: set[str] = set()
         for h, tname in sc.terrain.items():
             d = rules.definitions.get(tname)
             if d is None or d.kind != "terrain":
+                if tname in unknown_terrains:
+                    continue
+                unknown_terrains.add(tname)
                 names = [x.name for x in rules.definitions_of("terrain")]
                 guess = did_you_mean(tname, names)
                 self._problem(problems, f"no terrain named '{tname}' in the packs", "board", "terrain", tname,
-                              hint=f"did you mean '{guess}'?" if guess else f"terrains: {', '.join(names)}")
+                              hint=f"did you mean '{guess}'?" if guess else f"terrains: {', '.join(names)}",
+                              code=UNKNOWN_TERRAIN, key=True)
                 continue
             st.hex_fields[h]["terrain"] = d
         unit_kind = rules.kinds["unit"]
-        for i, placement in enumerate(sc.units):
+        for n, placement in enumerate(sc.units):
+            i = _index(placement, n)
             d = rules.definitions.get(placement.type)
             if d is None or d.kind != "unit":
                 names = [x.name for x in rules.definitions_of("unit")]
                 guess = did_you_mean(placement.type, names)
                 self._problem(problems, f"no unit type '{placement.type}' in the packs", "units", i, "type",
-                              hint=f"did you mean '{guess}'?" if guess else f"unit types: {', '.join(names)}")
+                              hint=f"did you mean '{guess}'?" if guess else f"unit types: {', '.join(names)}",
+                              code=UNKNOWN_UNIT_TYPE)
                 continue
             side = st.side(placement.side)
             if side is None:
-                self._problem(problems, f"no side named '{placement.side}'", "units", i, "side")
+                lacks = getattr(sc, "lacks_side", None)
+                if lacks is None or lacks(placement.side):  # not a side with errors of its own
+                    # the loader reports it too, in the same words: the two are merged
+                    self._problem(problems, unknown_side_message(placement.id, placement.side), "units", i,
+                                  "side", code=UNKNOWN_SIDE)
+                continue
+            if placement.id in st.units:  # a duplicate id (reported by the loader): keep the first
                 continue
             fields = {k: (list(v) if isinstance(v, list) else v) for k, v in self.definition_values(d).items()}
             unit = Unit(placement.id, d, side, None, fields)
             st.units[placement.id] = unit
             st.place(unit, placement.hex)
-        for i, placement in enumerate(sc.units):
+        for n, placement in enumerate(sc.units):
+            i = _index(placement, n)
             unit = st.units.get(placement.id)
-            if unit is None:
+            if unit is None or unit.hex != placement.hex:
                 continue
             for fname, value in (placement.fields or {}).items():
                 fspec = unit_kind.fields.get(fname)
                 if fspec is None:
                     self._problem(problems, f"units have no field '{fname}'", "units", i, "fields", fname,
-                                  hint=_guess(fname, unit_kind.fields))
+                                  hint=_guess(fname, unit_kind.fields, "unit fields: "), code=UNKNOWN_FIELD,
+                                  key=True)
                     continue
                 unit.f[fname] = self.convert(value, fspec.type, problems, ("units", i, "fields", fname))
         for fname, cards in (sc.decks or {}).items():
             fspec = rules.kinds["game"].fields.get(fname)
             if fspec is None or fspec.type.name != "list":
+                decks = [n for n, f in rules.kinds["game"].fields.items() if f.type.name == "list"]
+                guess = did_you_mean(fname, decks)
                 self._problem(problems, f"the game has no list field '{fname}' to hold a deck", "decks", fname,
-                              hint="declare it with 'fields game { NAME: list of card = [] }'")
+                              hint=f"did you mean '{guess}'?" if guess else
+                              "declare it with 'fields game { NAME: list of card = [] }'", code=NO_DECK_FIELD,
+                              key=True)
                 continue
             pile = []
             for cname, n in cards.items():
-                d = self.convert(cname, fspec.type.item or Type("card"), problems, ("decks", fname, cname))
+                d = self.convert(cname, fspec.type.item or Type("card"), problems, ("decks", fname, cname), key=True)
                 pile.extend([d] * int(n))
             st.game[fname] = pile
 
@@ -446,9 +493,18 @@ class Game:
         return GameResult(winner, self.state.game["round"], self.state.game["turn"], eliminated, self.log)
 
 
-def _guess(name, pool) -> str | None:
+def _index(spec, position: int) -> int:
+    """Where a side or unit sits in the YAML list (a partial scenario may have left items out)."""
+    index = getattr(spec, "index", -1)
+    return position if index < 0 else index
+
+
+def _guess(name, pool, listing: str | None = None) -> str | None:
+    """A did-you-mean, else (with ``listing``) the names there are."""
     g = did_you_mean(name, list(pool))
-    return f"did you mean '{g}'?" if g else None
+    if g:
+        return f"did you mean '{g}'?"
+    return listing + ", ".join(sorted(pool)) if listing and pool else None
 
 
 def dump_log(log: list[dict]) -> str:

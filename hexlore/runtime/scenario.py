@@ -7,11 +7,14 @@ than stopping at the first, so an author fixes a file in one round trip:
 2. Structure, against ``scenarios/schema/scenario.schema.json`` (``S003``). jsonschema's
    messages are rewritten into plain language and pinned to the offending YAML node.
 3. Meaning that needs no rules pack: hex labels (``S004``), duplicate names (``S005``),
-   stacked units (``S006``), unknown sides (``S007``), unknown names in tests
-   (``S008``), a hex given two terrains (``S009``).
+   stacked units, at the start or after a test's ``given`` (``S006``), unknown sides
+   (``S007``), unknown names in tests (``S008``), a hex given two terrains (``S009``),
+   sides without an edge of their own (``S010``). This pass also runs on files with
+   schema errors, over the parts the schema found sound.
 
-Checks that need the compiled packs (does unit type ``giant_spider`` exist?) belong to
-the runner, which can use :meth:`Scenario.span_of` to locate its own diagnostics.
+Checks that need the compiled packs (does unit type ``giant_spider`` exist?) are in
+:mod:`hexlore.runtime.scenario_checks`; they locate their diagnostics with
+:meth:`Scenario.span_of`.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from hexlore.runtime.grid import Board, Hex
 
 __all__ = [
     "Action",
+    "NameSet",
     "Scenario",
     "ScenarioTest",
     "SideSpec",
@@ -42,17 +46,36 @@ __all__ = [
 
 JsonPath = tuple[Any, ...]
 
+# Problems found without the packs (the codes are stable: docs/diagnostics.md documents each).
+CANNOT_READ = "S000"
+YAML_SYNTAX = "S001"
+NOT_A_SCENARIO = "S002"
+SCHEMA = "S003"
+HEX_NOT_ON_BOARD = "S004"
+DUPLICATE_NAME = "S005"
+STACKED = "S006"
+UNKNOWN_SIDE = "S007"
+UNKNOWN_IN_TEST = "S008"
+TWO_TERRAINS = "S009"
+NO_OWN_EDGE = "S010"
+
 
 @dataclass(frozen=True)
 class UnitPlacement:
-    """A unit as the scenario places it; ``span`` covers its YAML mapping."""
+    """A unit as the scenario places it; ``span`` covers its YAML mapping.
+
+    ``index`` is its position in ``units:`` (items with errors may be left out of a partial
+    scenario, so list positions and YAML positions can differ). ``hex`` is ``None`` only in
+    a partial scenario, when the label did not parse.
+    """
 
     id: str
     type: str
     side: str
-    hex: Hex
+    hex: Hex | None
     fields: dict
     span: Span
+    index: int = -1
 
 
 @dataclass(frozen=True)
@@ -64,6 +87,7 @@ class SideSpec:
     policy: str
     fields: dict
     span: Span
+    index: int = -1
 
 
 @dataclass(frozen=True)
@@ -77,7 +101,7 @@ class Action:
 
 @dataclass(frozen=True)
 class ScenarioTest:
-    """A scripted rules test.
+    """A scripted rules test (``index``: its position in ``tests:``).
 
     ``given`` maps unit id -> overrides, and ``expect["units"][id]["hex"]`` is
     converted to a :class:`Hex` (``None`` stays ``None``); labels are case-insensitive,
@@ -91,6 +115,7 @@ class ScenarioTest:
     decisions: dict
     expect: dict
     span: Span
+    index: int = -1
 
 
 @dataclass
@@ -114,6 +139,21 @@ class Scenario:
     source: Source
     spans: dict[JsonPath, Span] = field(default_factory=dict, repr=False)
     key_spans: dict[JsonPath, Span] = field(default_factory=dict, repr=False)
+    #: every side name and unit id the file declares, even on items with errors (partial scenarios)
+    side_names: "NameSet | None" = field(default=None, repr=False)
+    unit_ids: "NameSet | None" = field(default=None, repr=False)
+
+    def lacks_side(self, name: str) -> bool:
+        """Is ``name`` certainly not a side of this scenario? (False when errors hide some sides.)"""
+        if self.side_names is None:
+            return all(s.name != name for s in self.sides)
+        return self.side_names.lacks(name)
+
+    def lacks_unit(self, unit_id: str) -> bool:
+        """Is ``unit_id`` certainly not a unit of this scenario? (False when errors hide some units.)"""
+        if self.unit_ids is None:
+            return all(u.id != unit_id for u in self.units)
+        return self.unit_ids.lacks(unit_id)
 
     def span_of(self, *path: Any) -> Span:
         """Span of the YAML node at ``path`` (e.g. ``("units", 0, "hex")``).
@@ -122,6 +162,13 @@ class Scenario:
         pack checker) can always point somewhere sensible, even at keys that are absent.
         """
         return _lookup(self.spans, tuple(path))
+
+    def key_span_of(self, *path: Any) -> Span:
+        """Span of the key that names the node at ``path`` (``options: {max_turns: 3}``: ``max_turns``).
+
+        For names that are keys, an unknown name is best shown at the name, not at its value.
+        """
+        return self.key_spans.get(tuple(path)) or self.span_of(*path)
 
 
 # ---------------------------------------------------------------------------
@@ -210,7 +257,7 @@ class _SpanIndexer:
                     if key in seen and key != "<<":
                         # PyYAML keeps the last value silently; that hides real mistakes.
                         self.diagnostics.append(error(
-                            "S001", f"duplicate key {key!r}", self.file, key_span,
+                            YAML_SYNTAX, f"duplicate key {key!r}", self.file, key_span,
                             f"the first {key!r} is on line {seen[key].line}; the later one "
                             "would silently replace it"))
                     seen[key] = key_span
@@ -237,7 +284,7 @@ def _syntax_error(exc: yaml.YAMLError, file: str) -> Diagnostic:
     problem = getattr(exc, "problem", None) or str(exc)
     context = getattr(exc, "context", None)
     message = f"YAML syntax error: {problem}" + (f" ({context})" if context else "")
-    return error("S001", message, file, span, _SYNTAX_HINT)
+    return error(YAML_SYNTAX, message, file, span, _SYNTAX_HINT)
 
 
 # ---------------------------------------------------------------------------
@@ -340,18 +387,18 @@ class _SchemaReporter:
                 guess = did_you_mean(str(key), allowed)
                 hint = f"did you mean {guess!r}?" if guess else (
                     "allowed keys here: " + ", ".join(allowed) if allowed else None)
-                out.append(error("S003", f"unknown key {key!r}", self.file,
+                out.append(error(SCHEMA, f"unknown key {key!r}", self.file,
                                  self.key_span(path + (key,)), hint))
             return out
         if kind == "required":
             missing = [k for k in want if isinstance(value, dict) and k not in value]
-            return [error("S003", f"missing required key {k!r}", self.file, where,
+            return [error(SCHEMA, f"missing required key {k!r}", self.file, where,
                           self._required_hint(path, k)) for k in missing]
         if kind == "not" and isinstance(want, dict) and len(want.get("required", [])) == 1:
             key = want["required"][0]
             shape = value.get("shape") if isinstance(value, dict) else None
             what = f"a {shape!r} board" if shape else "this mapping"
-            return [error("S003", f"key {key!r} is not used by {what}", self.file,
+            return [error(SCHEMA, f"key {key!r} is not used by {what}", self.file,
                           self.key_span(path + (key,)), f"remove {key!r}")]
         if kind == "type":
             expected = _expected({"type": want}, self.root)
@@ -385,7 +432,7 @@ class _SchemaReporter:
             hint = "use letters, digits and underscores, not starting with a digit"
         else:
             message = err.message
-        return [error("S003", message, self.file, where, hint)]
+        return [error(SCHEMA, message, self.file, where, hint)]
 
     def _required_hint(self, path: JsonPath, key: str) -> str | None:
         parent = _at_parent(path, self.data)
@@ -403,47 +450,97 @@ class _SchemaReporter:
 # ---------------------------------------------------------------------------
 
 
-def load_scenario(path: str | Path) -> tuple[Scenario | None, list[Diagnostic]]:
-    """Read and check a scenario file; never raises on bad input."""
+def load_scenario(path: str | Path, partial: bool = False) -> tuple[Scenario | None, list[Diagnostic]]:
+    """Read and check a scenario file; never raises on bad input (see :func:`load_scenario_text`)."""
     shown = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        return None, [error("S000", f"cannot read scenario: {exc}", shown, Span())]
-    return load_scenario_text(text, shown)
+        return None, [error(CANNOT_READ, f"cannot read scenario: {exc}", shown, Span(),
+                            "scenarios are UTF-8 text files")]
+    return load_scenario_text(text, shown, partial)
 
 
-def load_scenario_text(text: str, path: str = "<string>") -> tuple[Scenario | None, list[Diagnostic]]:
-    """Check scenario text; the scenario is ``None`` whenever any error was found."""
+def load_scenario_text(text: str, path: str = "<string>",
+                       partial: bool = False) -> tuple[Scenario | None, list[Diagnostic]]:
+    """Check scenario text, reporting the problems of every pass at once.
+
+    The scenario is ``None`` whenever an error was found, unless ``partial`` is set: then it
+    is what could be built around the errors (items with schema errors left out, hexes that do
+    not parse as ``None``) so the checks against the packs can still run and report in the
+    same round. It is ``None`` even then if the board or the ``packs`` list is unusable.
+    """
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        root = _compose(text)
     except yaml.YAMLError as exc:
         return None, [_syntax_error(exc, path)]
     if root is None:
-        return None, [error("S002", "the scenario file is empty", path, Span(),
+        return None, [error(NOT_A_SCENARIO, "the scenario file is empty", path, Span(),
                             "a scenario is a mapping starting with 'hexlore: 1'")]
-    if not isinstance(root, yaml.MappingNode) or not isinstance(data, dict):
-        return None, [error("S002", "a scenario must be a mapping of keys to values",
+    if not isinstance(root, yaml.MappingNode):
+        return None, [error(NOT_A_SCENARIO, "a scenario must be a mapping of keys to values",
                             path, _node_span(root), "start the file with 'hexlore: 1'")]
 
     idx = _SpanIndexer(path)
-    idx.walk(root)
+    idx.walk(root)  # before constructing: the constructor flattens merge keys in place
+    try:
+        data = _construct(root)
+    except yaml.YAMLError as exc:
+        return None, [_syntax_error(exc, path)]
     diags = list(idx.diagnostics)
 
-    schema = scenario_schema()
-    reporter = _SchemaReporter(path, idx, data, schema)
-    for err in _validator().iter_errors(data):
+    reporter = _SchemaReporter(path, idx, data, scenario_schema())
+    errors = list(_validator().iter_errors(data))
+    for err in errors:
         diags += reporter.report(err)
-    if any(d.is_error for d in diags):
-        return None, _sorted(diags)
 
-    builder = _Builder(path, data, idx)
+    builder = _Builder(path, data, idx, _bad_paths(errors))
     scenario = builder.build(Source(path, text))
     diags += builder.diagnostics
-    if any(d.is_error for d in diags):
+    if any(d.is_error for d in diags) and not (partial and builder.usable):
         return None, _sorted(diags)
     return scenario, _sorted(diags)
+
+
+_LIBYAML_LOADER = getattr(yaml, "CSafeLoader", None)
+
+
+def _compose(text: str) -> yaml.Node | None:
+    """The node tree, with libyaml when PyYAML was built with it (several times faster).
+
+    Both loaders mark lines and columns alike; on an error the pure-Python loader composes
+    again, so messages do not depend on how PyYAML was built.
+    """
+    if _LIBYAML_LOADER is not None:
+        try:
+            return yaml.compose(text, Loader=_LIBYAML_LOADER)
+        except yaml.YAMLError:
+            pass
+    return yaml.compose(text, Loader=yaml.SafeLoader)
+
+
+def _construct(root: yaml.Node) -> Any:
+    """Python data from an already composed tree: parsing the text a second time costs as much again."""
+    loader = yaml.SafeLoader("")
+    try:
+        return loader.construct_document(root)
+    finally:
+        loader.dispose()
+
+
+def _bad_paths(errors: list[ValidationError]) -> frozenset[JsonPath]:
+    """Where schema errors sit, narrowed to the key at fault for missing and unknown keys."""
+    bad: set[JsonPath] = set()
+    for err in errors:
+        path = tuple(err.absolute_path)
+        if err.validator == "required" and isinstance(err.instance, dict):
+            bad.update(path + (k,) for k in err.validator_value if k not in err.instance)
+        elif err.validator == "additionalProperties" and isinstance(err.instance, dict):
+            allowed = err.schema.get("properties", {})
+            bad.update(path + (k,) for k in err.instance if k not in allowed)
+        else:
+            bad.add(path)
+    return frozenset(bad)
 
 
 def _sorted(diags: list[Diagnostic]) -> list[Diagnostic]:
@@ -451,12 +548,37 @@ def _sorted(diags: list[Diagnostic]) -> list[Diagnostic]:
     return sorted(unique, key=Diagnostic.sort_key)
 
 
-class _Builder:
-    """Turns schema-valid data into a :class:`Scenario`, collecting semantic errors."""
+def _and(names: list[str]) -> str:
+    quoted = [repr(n) for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
-    def __init__(self, file: str, data: dict, idx: _SpanIndexer):
-        self.file, self.data, self.idx = file, data, idx
+
+@dataclass
+class NameSet:
+    """Names a section declares; not ``complete`` when a broken item may hide one.
+
+    References are checked only against complete sets, so one mistake in ``units:`` does
+    not turn every mention of that unit in ``tests:`` into a second, misleading error.
+    """
+
+    names: set[str] = field(default_factory=set)
+    complete: bool = True
+
+    def lacks(self, name: str) -> bool:
+        return self.complete and name not in self.names
+
+
+class _Builder:
+    """Turns checked data into a :class:`Scenario`, collecting semantic errors.
+
+    It also runs on data with schema errors (``bad`` holds their paths): every section,
+    item or value that is sound is still checked, and the rest is left out.
+    """
+
+    def __init__(self, file: str, data: dict, idx: _SpanIndexer, bad: frozenset[JsonPath] = frozenset()):
+        self.file, self.data, self.idx, self.bad = file, data, idx, bad
         self.diagnostics: list[Diagnostic] = []
+        self.usable = True
 
     def span(self, *path: Any) -> Span:
         return _lookup(self.idx.spans, path)
@@ -466,13 +588,40 @@ class _Builder:
         span = self.idx.key_spans.get(path) if key else None
         self.diagnostics.append(error(code, message, self.file, span or self.span(*path), hint))
 
-    def hex(self, board: Board, label: str, path: JsonPath) -> Hex | None:
+    def clean(self, *path: Any) -> bool:
+        """No schema error at, inside or above ``path``: the node reads as the schema says."""
+        n = len(path)
+        return not any(b[:n] == path or path[:len(b)] == b for b in self.bad)
+
+    def intact(self, *path: Any) -> bool:
+        """No schema error at or above ``path`` (its children may have some)."""
+        return not any(path[:len(b)] == b for b in self.bad)
+
+    def sound(self, section: str, i: int, required: tuple[str, ...]) -> bool:
+        """An item whose required keys are clean can be used, whatever is wrong with the rest."""
+        return self.intact(section, i) and all(self.clean(section, i, k) for k in required)
+
+    def optional(self, item: dict, path: JsonPath, key: str, default: Any) -> Any:
+        """An optional key's value, or its default when it is absent or has schema errors."""
+        value = item.get(key)
+        return value if value is not None and self.clean(*path, key) else default
+
+    def entries(self, key: str) -> dict:
+        """The sound entries of a top-level mapping (options, decks, decisions)."""
+        raw = self.data.get(key)
+        if not self.intact(key) or not isinstance(raw, dict):
+            return {}
+        return {k: v for k, v in raw.items() if self.clean(key, k)}
+
+    def hex(self, board: Board | None, label: str, path: JsonPath) -> Hex | None:
+        if board is None:
+            return None
         try:
             return board.parse_label(label)
         except ValueError as exc:
             hint = ("hexagon boards use axial 'q,r' labels, e.g. '0,0'" if board.parity is None
                     else "labels are a column letter then a row number, e.g. 'F5'")
-            self.fail("S004", str(exc), path, hint)
+            self.fail(HEX_NOT_ON_BOARD, str(exc), path, hint)
             return None
 
     def board(self) -> Board:
@@ -489,106 +638,173 @@ class _Builder:
                 self.fail("S004", "the mask has no hex", ("board", "rows"),
                           "draw each hex with a character other than a space or '-', e.g. 'x'")
         except ValueError as exc:  # the schema should prevent this; report, don't crash
-            self.fail("S004", str(exc), ("board",))
+            self.fail(HEX_NOT_ON_BOARD, str(exc), ("board",))
         return Board.battlelore()
+
+    def board_is_sound(self) -> bool:
+        """The board's shape and size are usable (errors in its terrain do not matter here)."""
+        return isinstance(self.data.get("board"), dict) and not any(
+            b[:1] == ("board",) and b[1:2] != ("terrain",) for b in self.bad)
 
     def build(self, source: Source) -> Scenario:
         d = self.data
-        board = self.board()
+        board = self.board() if self.board_is_sound() else None
+        terrain = self.terrain(board)
+        sides, side_names = self.sides(board)
+        units, unit_ids = self.units(board, side_names)
+        starts = {u.id: u.hex for u in units if u.hex is not None}
+        if len(starts) < len(unit_ids.names):
+            starts = None  # some starting hexes are unknown: stacking after 'given' is not checkable
+        tests: list[ScenarioTest] = []
+        raw_tests = d.get("tests")
+        if self.intact("tests") and isinstance(raw_tests, list):
+            tests = [self.test(board, t, i, unit_ids, side_names, starts)
+                     for i, t in enumerate(raw_tests) if self.clean("tests", i)]
+        self.usable = board is not None and self.clean("packs")
+        return Scenario(
+            path=self.file, name=d["name"] if self.clean("name") else "",
+            description=d.get("description", "") if self.clean("description") else "",
+            packs=list(d["packs"]) if self.clean("packs") else [],
+            seed=d.get("seed", 0) if self.clean("seed") else 0,
+            board=board or Board.battlelore(), terrain=terrain,
+            sides=sides, units=units, options=self.entries("options"),
+            decks={k: dict(v) for k, v in self.entries("decks").items()},
+            max_rounds=d.get("max_rounds") if self.clean("max_rounds") else None,
+            decisions={k: list(v) for k, v in self.entries("decisions").items()},
+            tests=tests, source=source, spans=dict(self.idx.spans),
+            key_spans=dict(self.idx.key_spans), side_names=side_names, unit_ids=unit_ids,
+        )
 
+    def terrain(self, board: Board | None) -> dict[Hex, str]:
         terrain: dict[Hex, str] = {}
-        for name, labels in (d["board"].get("terrain") or {}).items():
+        raw = self.data["board"].get("terrain") if board is not None else None
+        if not self.intact("board", "terrain") or not isinstance(raw, dict):
+            return terrain
+        for name, labels in raw.items():
+            if not self.clean("board", "terrain", name):
+                continue
             for i, label in enumerate(labels):
                 h = self.hex(board, label, ("board", "terrain", name, i))
                 if h is None:
                     continue
                 if h in terrain and terrain[h] != name:
-                    self.fail("S009", f"hex {label} is both {terrain[h]!r} and {name!r}",
+                    self.fail(TWO_TERRAINS, f"hex {label} is both {terrain[h]!r} and {name!r}",
                               ("board", "terrain", name, i), "a hex has one terrain; remove one")
                 terrain[h] = name
+        return terrain
 
+    def declare(self, known: NameSet, item: Any, path: JsonPath, what: str) -> str | None:
+        """Record the name of a side or unit (``S005`` if taken); a broken one makes ``known`` incomplete."""
+        name = item.get(path[-1]) if isinstance(item, dict) else None
+        if not isinstance(name, str) or not self.clean(*path):
+            known.complete = False
+            return None
+        if name in known.names:
+            self.fail(DUPLICATE_NAME, f"duplicate {what} {name!r}", path, f"{what}s must be unique; rename one")
+        known.names.add(name)
+        return name
+
+    def sides(self, board: Board | None) -> tuple[list[SideSpec], NameSet]:
         sides: list[SideSpec] = []
-        side_names: set[str] = set()
-        for i, s in enumerate(d["sides"]):
-            if s["name"] in side_names:
-                self.fail("S005", f"duplicate side name {s['name']!r}", ("sides", i, "name"))
-            side_names.add(s["name"])
-            sides.append(SideSpec(s["name"], s["edge"], s.get("policy", "random"),
-                                  dict(s.get("fields") or {}), self.span("sides", i)))
+        known = NameSet()
+        raw = self.data.get("sides")
+        if not self.intact("sides") or not isinstance(raw, list):
+            return sides, NameSet(complete=False)
+        for i, s in enumerate(raw):
+            self.declare(known, s, ("sides", i, "name"), "side name")
+            if self.sound("sides", i, ("name", "edge")):
+                sides.append(SideSpec(s["name"], s["edge"], self.optional(s, ("sides", i), "policy", "random"),
+                                      dict(self.optional(s, ("sides", i), "fields", {})),
+                                      self.span("sides", i), index=i))
+        if board is not None:
+            self.edges(board, sides)
+        return sides, known
 
-        units: list[UnitPlacement] = []
-        unit_ids: set[str] = set()
-        occupied: dict[Hex, str] = {}
-        for i, u in enumerate(d["units"]):
-            if u["id"] in unit_ids:
-                self.fail("S005", f"duplicate unit id {u['id']!r}", ("units", i, "id"),
-                          "unit ids must be unique; rename one")
-            unit_ids.add(u["id"])
-            if u["side"] not in side_names:
-                guess = did_you_mean(u["side"], side_names)
-                self.fail("S007", f"unit {u['id']!r} belongs to unknown side {u['side']!r}",
-                          ("units", i, "side"),
-                          f"did you mean {guess!r}?" if guess else
-                          "sides are: " + ", ".join(sorted(side_names)))
-            h = self.hex(board, u["hex"], ("units", i, "hex"))
-            if h is None:
+    def edges(self, board: Board, sides: list[SideSpec]) -> None:
+        """Each side needs an edge of its own: rules such as 'retreat toward your edge' need it."""
+        owners: dict[str, str] = {}
+        for spec in sides:
+            path = ("sides", spec.index, "edge")
+            try:
+                hexes = board.edge(spec.edge)
+            except ValueError as exc:
+                self.fail(NO_OWN_EDGE, f"side {spec.name!r} has no own edge: {exc}", path)
                 continue
-            if h in occupied:
-                self.fail("S006", f"units {occupied[h]!r} and {u['id']!r} are both on {u['hex']}",
-                          ("units", i, "hex"), "a hex holds at most one unit")
+            if spec.edge in owners:
+                self.fail(NO_OWN_EDGE, f"side {spec.name!r} has no own edge: {spec.edge!r} is already "
+                          f"the edge of {owners[spec.edge]!r}", path,
+                          "give each side a different edge (one 'top', one 'bottom')")
+                continue
+            for other_edge, other in owners.items():
+                if board.edge(other_edge) & hexes:
+                    self.fail(NO_OWN_EDGE, f"side {spec.name!r} has no own edge: on this board, edge "
+                              f"{spec.edge!r} is the same row as edge {other_edge!r} of side {other!r}", path,
+                              "the board needs at least two rows")
+                    break
             else:
-                occupied[h] = u["id"]
-            units.append(UnitPlacement(u["id"], u["type"], u["side"], h,
-                                       dict(u.get("fields") or {}), self.span("units", i)))
+                owners[spec.edge] = spec.name
 
-        tests = [self.test(board, t, i, unit_ids, side_names) for i, t in enumerate(d.get("tests") or [])]
+    def units(self, board: Board | None, side_names: NameSet) -> tuple[list[UnitPlacement], NameSet]:
+        units: list[UnitPlacement] = []
+        known = NameSet()
+        raw = self.data.get("units")
+        if not self.intact("units") or not isinstance(raw, list):
+            return units, NameSet(complete=False)
+        occupied: dict[Hex, str] = {}
+        for i, u in enumerate(raw):
+            uid = self.declare(known, u, ("units", i, "id"), "unit id")
+            if not self.sound("units", i, ("id", "type", "side", "hex")):
+                continue
+            if side_names.lacks(u["side"]):
+                self.fail(UNKNOWN_SIDE, unknown_side_message(uid, u["side"]), ("units", i, "side"),
+                          _guess_hint(u["side"], side_names.names, "sides are: "))
+            h = self.hex(board, u["hex"], ("units", i, "hex"))
+            if h is not None:
+                if h in occupied:
+                    self.fail(STACKED, f"units {occupied[h]!r} and {uid!r} are both on {u['hex']}",
+                              ("units", i, "hex"), "a hex holds at most one unit")
+                else:
+                    occupied[h] = uid
+            units.append(UnitPlacement(uid, u["type"], u["side"], h,
+                                       dict(self.optional(u, ("units", i), "fields", {})),
+                                       self.span("units", i), index=i))
+        return units, known
 
-        return Scenario(
-            path=self.file, name=d["name"], description=d.get("description", ""),
-            packs=list(d["packs"]), seed=d.get("seed", 0), board=board, terrain=terrain,
-            sides=sides, units=units, options=dict(d.get("options") or {}),
-            decks={k: dict(v) for k, v in (d.get("decks") or {}).items()},
-            max_rounds=d.get("max_rounds"),
-            decisions={k: list(v) for k, v in (d.get("decisions") or {}).items()},
-            tests=tests, source=source, spans=dict(self.idx.spans),
-            key_spans=dict(self.idx.key_spans),
-        )
+    def unknown(self, kind: str, name: str, known: NameSet, path: JsonPath) -> None:
+        if known.lacks(name):
+            self.fail(UNKNOWN_IN_TEST, f"unknown {kind} {name!r}", path,
+                      _guess_hint(name, known.names, f"known {kind}s: "), key=True)
 
-    def unknown(self, kind: str, name: str, known: set[str], path: JsonPath) -> None:
-        guess = did_you_mean(name, known)
-        hint = f"did you mean {guess!r}?" if guess else (
-            f"known {kind}s: " + ", ".join(sorted(known)) if known else None)
-        self.fail("S008", f"unknown {kind} {name!r}", path, hint, key=True)
-
-    def test(self, board: Board, t: dict, i: int, unit_ids: set[str],
-             side_names: set[str]) -> ScenarioTest:
+    def test(self, board: Board | None, t: dict, i: int, unit_ids: NameSet, side_names: NameSet,
+             starts: dict[str, Hex] | None) -> ScenarioTest:
         base = ("tests", i)
         given: dict = {}
+        moved: dict[str, JsonPath] = {}
         for uid, overrides in (t.get("given") or {}).items():
-            if uid not in unit_ids:
-                self.unknown("unit id", uid, unit_ids, base + ("given", uid))
+            self.unknown("unit id", uid, unit_ids, base + ("given", uid))
             given[uid] = dict(overrides)
             if "hex" in overrides:
                 given[uid]["hex"] = self.hex(board, overrides["hex"], base + ("given", uid, "hex"))
+                if given[uid]["hex"] is not None:
+                    moved[uid] = base + ("given", uid, "hex")
+        if starts is not None and moved:
+            self.stacked_after_given(board, starts, given, moved)
 
         expect = dict(t["expect"])
         if "units" in expect:
             expect["units"] = {}
             for uid, fields in t["expect"]["units"].items():
-                if uid not in unit_ids:
-                    self.unknown("unit id", uid, unit_ids, base + ("expect", "units", uid))
+                self.unknown("unit id", uid, unit_ids, base + ("expect", "units", uid))
                 fields = dict(fields)
                 if isinstance(fields.get("hex"), str):
                     fields["hex"] = self.hex(board, fields["hex"], base + ("expect", "units", uid, "hex"))
                 expect["units"][uid] = fields
         for side in (expect.get("sides") or {}):
-            if side not in side_names:
-                self.unknown("side", side, side_names, base + ("expect", "sides", side))
+            self.unknown("side", side, side_names, base + ("expect", "sides", side))
         winner = expect.get("winner")
-        if winner is not None and winner not in side_names:
-            guess = did_you_mean(winner, side_names)
-            self.fail("S008", f"expected winner {winner!r} is not a side",
-                      base + ("expect", "winner"), f"did you mean {guess!r}?" if guess else None)
+        if winner is not None and side_names.lacks(winner):
+            self.fail(UNKNOWN_IN_TEST, f"expected winner {winner!r} is not a side",
+                      base + ("expect", "winner"), _guess_hint(winner, side_names.names, "sides are: "))
 
         actions = tuple(Action(a["call"], dict(a.get("with") or {}), self.span(*base, "do", j))
                         for j, a in enumerate(t["do"]))
@@ -596,5 +812,36 @@ class _Builder:
             name=t["name"], given=given, actions=actions,
             dice=tuple(tuple(roll) for roll in t.get("dice") or []),
             decisions={k: list(v) for k, v in (t.get("decisions") or {}).items()},
-            expect=expect, span=self.span(*base),
+            expect=expect, span=self.span(*base), index=i,
         )
+
+    def stacked_after_given(self, board: Board, starts: dict[str, Hex], given: dict,
+                            moved: dict[str, JsonPath]) -> None:
+        """Two units on one hex once a test's ``given`` has moved them: the test could never run."""
+        positions = dict(starts)
+        for uid in moved:
+            positions[uid] = given[uid]["hex"]
+        here: dict[Hex, list[str]] = {}
+        for uid, h in positions.items():
+            here.setdefault(h, []).append(uid)
+        for h, ids in here.items():
+            movers = [uid for uid in moved if uid in ids]
+            if len(ids) > 1 and movers:
+                self.fail(STACKED, f"after 'given', units {_and(ids)} are all on {board.label(h)}"
+                          if len(ids) > 2 else
+                          f"after 'given', units {_and(ids)} are both on {board.label(h)}",
+                          moved[movers[-1]], "a hex holds at most one unit: move one of them too")
+
+
+def unknown_side_message(unit_id: str, side: str) -> str:
+    """Shared with the pack checks, so a unit of an unknown side is reported once."""
+    return f"unit {unit_id!r} belongs to unknown side {side!r}"
+
+
+def _guess_hint(name: str, known: set[str], listing: str | None = None) -> str | None:
+    guess = did_you_mean(name, known)
+    if guess:
+        return f"did you mean {guess!r}?"
+    if listing is not None and known:
+        return listing + ", ".join(sorted(known))
+    return None

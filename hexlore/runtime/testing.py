@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..compiler.model import RuleSet
-from ..dsl.diagnostics import Span, did_you_mean
+from ..dsl.diagnostics import Diagnostic, Span, did_you_mean
 from .game import Game, RuntimeRuleError, ScenarioError
 from .grid import Hex
 from .state import label
@@ -18,12 +18,15 @@ from .state import label
 
 @dataclass
 class TestOutcome:
+    """How one scenario test went; ``diagnostics`` holds rules that failed while it ran (``R001``)."""
+
     scenario: str
     name: str
     passed: bool
     failures: list[str] = field(default_factory=list)
     span: Span = field(default_factory=Span)
     log: list[dict] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
 def _same(actual, expected) -> bool:
@@ -52,10 +55,12 @@ def run_test(rules: RuleSet, scenario, test) -> TestOutcome:
     except ScenarioError as exc:
         outcome.passed = False
         outcome.failures.extend(d.headline() for d in exc.diagnostics)
+        outcome.diagnostics.extend(exc.diagnostics)
         return outcome
     state = game.state
     unit_kind = rules.kinds["unit"]
     problems: list = []
+    base = ("tests", getattr(test, "index", -1))
     for uid, overrides in (test.given or {}).items():
         unit = state.units.get(uid)
         if unit is None:
@@ -66,13 +71,13 @@ def run_test(rules: RuleSet, scenario, test) -> TestOutcome:
                 state.place(unit, value if isinstance(value, Hex) or value is None else
                             state.board.parse_label(str(value)))
             elif key in unit_kind.fields:
-                unit.f[key] = game.convert(value, unit_kind.fields[key].type, problems, ("tests",))
+                unit.f[key] = game.convert(value, unit_kind.fields[key].type, problems, base + ("given", uid, key))
             else:
                 fail(f"given: units have no field '{key}'")
     for h, here in state.occupants.items():
         if len(here) > 1:
             fail(f"given: {len(here)} units on {label(h, state.board)} ({', '.join(u.id for u in here)})")
-    for action in test.actions:
+    for j, action in enumerate(test.actions):
         if outcome.failures:
             break
         proc = rules.procedures.get(action.call)
@@ -86,7 +91,7 @@ def run_test(rules: RuleSet, scenario, test) -> TestOutcome:
             fail(f"procedure '{action.call}' has no parameter '{extra}'")
         for p in proc.params:
             if p.name in (action.args or {}):
-                args.append(game.convert(action.args[p.name], p.type, problems, ("tests",)))
+                args.append(game.convert(action.args[p.name], p.type, problems, base + ("do", j, "with", p.name)))
             elif p.default is not None:
                 args.append(game.const(p.default))
             else:
@@ -99,6 +104,7 @@ def run_test(rules: RuleSet, scenario, test) -> TestOutcome:
             game.guarded(game.call_procedure, action.call, args)
         except RuntimeRuleError as exc:
             fail(exc.diagnostic.headline())
+            outcome.diagnostics.append(exc.diagnostic)
         if state.over:
             break
     outcome.log = game.log
