@@ -225,8 +225,13 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
             diagnostics.append(error(NO_SUCH_FILE, f"'{p}' is not a .lore file, a scenario or a directory",
                                      p, Span(), "pass rule files (.lore), scenarios (.yaml) or folders"))
     sources: dict[str, Source] = {}
-    if lore:
-        rules = compile_packs(lore)
+    # Each folder of packs is its own rule set (a rule set has one game): packs of
+    # unrelated games checked together must not see each other's games and fields.
+    folders: dict[str, list[str]] = {}
+    for f in lore:
+        folders.setdefault(str(Path(f).parent), []).append(f)
+    for group in folders.values():
+        rules = compile_packs(group)
         diagnostics.extend(rules.diagnostics)
         sources.update(rules.sources)
     for s in scenarios:
