@@ -20,7 +20,7 @@ def _print_diagnostics(diagnostics: list[Diagnostic], sources: dict, fmt: str, s
                        output=None) -> int:
     """Print (or write to ``output``) the report; return the exit code it calls for."""
     fmt = report.choose_format(fmt)
-    stream = output or click.get_text_stream("stdout")
+    stream = output or sys.stdout
     text = report.render(diagnostics, sources, fmt, colour=output is None and report.use_colour(stream))
     if text or fmt in ("json", "sarif"):
         click.echo(text, file=output)
