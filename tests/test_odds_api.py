@@ -267,3 +267,14 @@ def test_the_readme_odds_example_runs_as_written():
     dead = [r for r in json.loads(out.output)["rows"] if r["outcome"]["spider.alive"] is False]
     assert sum(Fraction(r["probability"]) for r in dead) == Fraction(85919, 419904)  # as the README says
     assert "85919/419904" in readme
+
+
+def test_the_readme_westeros_example_runs_as_written():
+    # blue riders (3 dice) lead, green outriders (2 - 1) support: 4 dice; both hit on valor, so
+    # green x2, blue and valor score: 4 faces of 8, Bin(4, 1/2)
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    line = next(line for line in readme.splitlines() if line.startswith("hexlore odds tests/fixtures/odds/westeros"))
+    out = run_cli(*shlex.split(line)[1:], "--format", "json")
+    assert out.exit_code == 0, out.output
+    rows = {r["outcome"]["event:bow_attack_rolled.hits"]: Fraction(r["probability"]) for r in json.loads(out.output)["rows"]}
+    assert rows == {0: Fraction(1, 16), 1: Fraction(1, 4), 2: Fraction(3, 8), 3: Fraction(1, 4), 4: Fraction(1, 16)}
