@@ -23,7 +23,7 @@ from hexlore import api
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "errors"
 DOCS = ROOT / "docs" / "diagnostics.md"
-CODE = re.compile(r'"([PCWNSR]\d{3})"')
+CODE = re.compile(r'"([PCWNSRO]\d{3})"')
 
 
 def _subject(expected: Path) -> Path:
@@ -102,7 +102,8 @@ def test_every_code_is_documented(code: str) -> None:
     assert re.search(rf"^### {code}\b", text, re.MULTILINE), f"docs/diagnostics.md has no '### {code}' section"
 
 
-@pytest.mark.parametrize("code", SOURCE_CODES)
+# O codes (odds and sweeps) are not problems of `hexlore check`: tests/test_odds_*.py trigger them
+@pytest.mark.parametrize("code", [c for c in SOURCE_CODES if not c.startswith("O")])
 def test_every_code_has_a_fixture(code: str) -> None:
     covered = {m for e in EXPECTED + RUN_EXPECTED
                for m in re.findall(r"\[([A-Z]\d{3})\]", e.read_text(encoding="utf-8"))}

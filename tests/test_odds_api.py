@@ -20,7 +20,7 @@ from hexlore.runtime.testing import action_args, apply_given
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "odds"
 SPIDER = str(FIXTURES / "spider_attack.yaml")
-SKIRMISH = str(FIXTURES / "skirmish_demo.yaml")
+SKIRMISH = str(FIXTURES / "skirmish_rolls.yaml")
 STRIKE = "strike(attacker: attacker, target: spider, melee: true)"
 
 
@@ -81,14 +81,14 @@ def test_the_shorthand_and_the_do_item_are_the_same_action():
 
 
 def test_a_list_of_actions_runs_in_order():
-    one = answer(SKIRMISH, "cast(caster: mage, dice: 2, difficulty: 7)", ["mage.corruption"]).marginal("mage.corruption")
-    two = answer(SKIRMISH, "[{call: cast, with: {caster: mage, dice: 2, difficulty: 7}}, "
-                           "{call: cast, with: {caster: mage, dice: 2, difficulty: 7}}]", ["mage.corruption"])
+    cast = "{call: sk_casting_roll, with: {caster: mage, s: sk_firebolt, target: guards, dice: 2}}"
+    one = answer(SKIRMISH, cast, ["mage.sk_corruption"]).marginal("mage.sk_corruption")
+    two = answer(SKIRMISH, f"[{cast}, {cast}]", ["mage.sk_corruption"])
     convolution: dict = {}
     for a, p in one.items():
         for b, q in one.items():
             convolution[a + b] = convolution.get(a + b, 0) + p * q
-    assert two.marginal("mage.corruption") == convolution
+    assert two.marginal("mage.sk_corruption") == convolution
 
 
 def test_a_rule_failing_in_one_branch_says_which_dice_led_there():
@@ -267,3 +267,14 @@ def test_the_readme_odds_example_runs_as_written():
     dead = [r for r in json.loads(out.output)["rows"] if r["outcome"]["spider.alive"] is False]
     assert sum(Fraction(r["probability"]) for r in dead) == Fraction(85919, 419904)  # as the README says
     assert "85919/419904" in readme
+
+
+def test_the_readme_westeros_example_runs_as_written():
+    # blue riders (3 dice) lead, green outriders (2 - 1) support: 4 dice; both hit on valor, so
+    # green x2, blue and valor score: 4 faces of 8, Bin(4, 1/2)
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    line = next(line for line in readme.splitlines() if line.startswith("hexlore odds tests/fixtures/odds/westeros"))
+    out = run_cli(*shlex.split(line)[1:], "--format", "json")
+    assert out.exit_code == 0, out.output
+    rows = {r["outcome"]["event:bow_attack_rolled.hits"]: Fraction(r["probability"]) for r in json.loads(out.output)["rows"]}
+    assert rows == {0: Fraction(1, 16), 1: Fraction(1, 4), 2: Fraction(3, 8), 3: Fraction(1, 4), 4: Fraction(1, 16)}

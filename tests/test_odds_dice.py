@@ -17,8 +17,8 @@ from hexlore import api
 from hexlore.runtime.dice import Roller, canonical, face_groups, multiset_count, multisets
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "odds"
-SKIRMISH = str(FIXTURES / "skirmish_demo.yaml")
-WESTEROS = str(FIXTURES / "westeros_demo.yaml")
+SKIRMISH = str(FIXTURES / "skirmish_rolls.yaml")
+WESTEROS = str(FIXTURES / "westeros_attack.yaml")
 
 
 def exact(scenario, action, outcome, **kw):
@@ -50,15 +50,39 @@ def test_multisets_cover_every_sequence_once(battle_die, n):
         assert list(faces) == canonical(list(faces), battle_die)
 
 
-def test_identical_faces_are_grouped_with_their_weight():
-    rules = api.open_scenario(WESTEROS).rules
-    die = rules.dice["westeros_die"]
-    groups = dict((f.name, w) for f, w in face_groups(die))
-    assert groups == {"infantry_hit": 2, "cavalry_hit": 2, "archers_hit": 1, "valor": 1, "morale": 1, "blank": 1}
-    assert multiset_count(3, die) == math.comb(3 + 5, 5)  # six distinct faces, not eight
+REPEATED = """pack odds_test.repeated
+die stand_in "A die with repeated faces" {
+  face hit is hit_tag
+  face hit is hit_tag
+  face other
+}
+tag hit_tag
+"""
+
+
+def test_identical_faces_are_grouped_with_their_weight(tmp_path):
+    # no real pack declares a face twice (westeros's bow_die names its two greens apart), so a
+    # three-line pack asks the question
+    (tmp_path / "repeated.lore").write_text(REPEATED, "utf-8")
+    (tmp_path / "repeated.yaml").write_text(
+        "hexlore: 1\nname: repeated faces\npacks: [repeated.lore]\nboard: {shape: rectangle, width: 2, height: 2}\n"
+        "sides: [{name: a, edge: top}, {name: b, edge: bottom}]\nunits: []\n", "utf-8")
+    opened = api.open_scenario(str(tmp_path / "repeated.yaml"))
+    die = opened.rules.dice["stand_in"]
+    assert dict((f.name, w) for f, w in face_groups(die)) == {"hit": 2, "other": 1}
+    assert multiset_count(3, die) == math.comb(3 + 1, 1)  # two distinct faces, not three
     chance = dict((tuple(f.name for f in faces), p) for faces, p in multisets(2, die))
-    assert chance[("infantry_hit", "infantry_hit")] == Fraction(2, 8) ** 2
-    assert chance[("infantry_hit", "valor")] == 2 * Fraction(2, 8) * Fraction(1, 8)
+    assert chance[("hit", "hit")] == Fraction(2, 3) ** 2
+    assert chance[("hit", "other")] == 2 * Fraction(2, 3) * Fraction(1, 3)
+
+
+def test_the_westeros_die_has_eight_distinct_faces():
+    # green_hit and green_hit2 (and morale, morale2) differ by name, so the engine branches on
+    # all eight faces: C(n + 7, 7) multisets of n dice, each face with chance 1/8
+    die = api.open_scenario(WESTEROS).rules.dice["bow_die"]
+    assert [w for _, w in face_groups(die)] == [1] * 8
+    assert multiset_count(4, die) == math.comb(4 + 7, 7)
+    assert sum(p for _, p in multisets(4, die)) == 1
 
 
 def test_random_rolls_come_in_canonical_order(battle_die):
@@ -76,32 +100,44 @@ def test_forced_rolls_keep_the_order_the_test_wrote(battle_die):
 
 
 # ---------------------------------------------------------------- against icepool
-@pytest.mark.parametrize("dice, difficulty", [(1, 4), (2, 7), (3, 10), (3, 14)])
-def test_spell_success_is_icepools_sum(dice, difficulty):
-    result = exact(SKIRMISH, f"cast(caster: mage, dice: {dice}, difficulty: {difficulty})",
-                   ["event:incantation.success", "event:incantation.total"])
-    assert result.chance("event:incantation.success", True) == (dice @ icepool.d6).probability(">=", difficulty)
-    assert result.marginal("event:incantation.total") == as_dict(dice @ icepool.d6)
+@pytest.mark.parametrize("caster, spell, dice", [("mage", "sk_mend", 1), ("mage", "sk_firebolt", 2),
+                                                  ("archmage", "sk_firebolt", 3), ("archmage", "sk_lightning", 3)])
+def test_casting_success_is_icepools_sum(caster, spell, dice):
+    difficulty = {"sk_mend": 5, "sk_firebolt": 7, "sk_lightning": 10}[spell]
+    result = exact(SKIRMISH, f"sk_casting_roll(caster: {caster}, s: {spell}, target: guards, dice: {dice})",
+                   ["event:sk_casting.success", "event:sk_casting.total"])
+    assert result.chance("event:sk_casting.success", True) == (dice @ icepool.d6).probability(">=", difficulty)
+    assert result.marginal("event:sk_casting.total") == as_dict(dice @ icepool.d6)
 
 
 @pytest.mark.parametrize("dice", [1, 2, 3])
-@pytest.mark.parametrize("per_group", [True, False])
-def test_corruption_is_icepools_count_of_matching_dice(tmp_path, dice, per_group):
-    scenario = SKIRMISH
-    if not per_group:  # the other reading of "triple: two points": only the largest group counts
-        text = (FIXTURES / "skirmish_demo.yaml").read_text(encoding="utf-8")
-        variant = tmp_path / "largest_group.yaml"
-        (tmp_path / "skirmish_demo.lore").write_text((FIXTURES / "skirmish_demo.lore").read_text("utf-8"), "utf-8")
-        variant.write_text(text + "options: {corruption_per_group: false}\n", encoding="utf-8")
-        scenario = str(variant)
-    result = exact(scenario, f"cast(caster: mage, dice: {dice}, difficulty: 7)", ["mage.corruption"])
+def test_corruption_is_icepools_count_of_matching_dice(dice):
+    result = exact(SKIRMISH, f"sk_casting_roll(caster: archmage, s: sk_firebolt, target: guards, dice: {dice})",
+                   ["archmage.sk_corruption"])
 
-    def corruption(faces: tuple) -> int:
-        sizes = [faces.count(v) for v in set(faces)]
-        return sum(s - 1 for s in sizes) if per_group else max(sizes) - 1
+    def corruption(faces: tuple) -> int:  # each group of k equal dice: k - 1 points
+        return sum(faces.count(v) - 1 for v in set(faces))
 
     expected = icepool.d6.pool(dice).expand().map(corruption)
-    assert result.marginal("mage.corruption") == as_dict(expected)
+    assert result.marginal("archmage.sk_corruption") == as_dict(expected)
+
+
+@pytest.mark.parametrize("target, ranged", [("guards", False), ("hidden", True)])
+def test_save_roll_is_icepools_count_of_saves(target, ranged):
+    need = 5 - (1 if ranged else 0)  # soldiers' armour 5; in a forest, -1 against ranged attacks
+    result = exact(SKIRMISH, f"sk_save_roll(target: {target}, damage: 4, ranged: {str(ranged).lower()})",
+                   ["event:sk_saves.saved"])
+    assert result.marginal("event:sk_saves.saved") == as_dict(4 @ (icepool.d6 >= need))
+
+
+def test_westeros_attack_faces_match_icepool():
+    # a blue lead (3 dice) and a green supporter (2 - 1): 4 bow_die; hits on green or blue
+    # (neither can hit on valor), morale on either morale face
+    bow = icepool.Die(["green", "green", "blue", "red", "valor", "morale", "morale", "blank"])
+    result = exact(WESTEROS, "bow_resolve_attack(lead: footmen, supporters: [levy], target: enemy, melee: false)",
+                   ["event:bow_attack_rolled.hits", "event:bow_attack_rolled.morale"])
+    assert result.marginal("event:bow_attack_rolled.hits") == as_dict(4 @ bow.map(lambda f: f in ("green", "blue")))
+    assert result.marginal("event:bow_attack_rolled.morale") == as_dict(4 @ (bow == "morale"))
 
 
 def test_battle_die_counts_match_icepool(battlelore):

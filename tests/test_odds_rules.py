@@ -177,64 +177,176 @@ def test_a_whole_melee_attack_on_a_troop_matches_the_model(case, policy):
 
 
 # ---------------------------------------------------------------- coordinated attack (seed 001)
-WESTEROS = str(FIXTURES / "westeros_demo.yaml")
+# The real packs (rules/westeros). The die bow_die has eight faces: green x2, blue, red (rank
+# results of level 1, 2, 3), valor, morale x2, blank. With the default cumulative ranks a rank
+# result hits for a lead of that rank or higher, so a green lead scores on 2 faces, blue on 3,
+# red on 4; valor adds one face only if the lead and every supporter hit on valor (CA ¶3).
+# Rank results count by the lead's rank (English reading, bow_hits_for_all false).
+# The pool (CA ¶1, ¶6): the lead's dice plus each supporter's dice minus one, never below zero;
+# dice by rank green 2, blue 3, red 4, a reduced unit (lost half its strength) one fewer, a
+# fierce lead one more in melee. Every die scores independently with chance s/8, so the hits
+# are Bin(pool, s/8): P(k) = C(pool, k) (s/8)^k (1 - s/8)^(pool - k).
+WESTEROS = str(FIXTURES / "westeros_attack.yaml")
+RANK = {"levy": 1, "footmen": 2, "outriders": 1, "riders": 2, "knights": 3, "guard": 3}
+VALOR = {"riders", "outriders", "knights"}
+REDUCED = {"levy": {"bow_strength": 2}, "footmen": {"bow_strength": 2}, "riders": {"bow_strength": 1},
+           "guard": {"bow_strength": 2}}
 
 
-@pytest.mark.parametrize("lead, supports, target, dice, scoring", [
-    # foot (3) alone on foot: infantry faces (2 of 8) and valor (foot hits on valor)
-    ("foot1", [], "enemy_foot", 3, 3),
-    # + horse (4 - 1): horse does not hit on valor, so valor scores for nobody
-    ("foot1", ["horse1"], "enemy_foot", 6, 2),
-    # + bows (2 - 1) and foot (3 - 1): all hit on valor
-    ("foot1", ["bows1", "foot2"], "enemy_horse", 6, 3),
-    # + levy (1 - 1 = 0 dice) still takes part: valor needs it too, and it has it
-    ("horse1", ["levy1"], "enemy_horse", 4, 2),
-    ("foot1", ["levy1", "horse1"], "enemy_foot", 6, 2),
+def westeros_pool(lead: str, supporters: list, reduced: set, melee: bool) -> int:
+    def dice(u):
+        return {1: 2, 2: 3, 3: 4}[RANK[u]] - (1 if u in reduced else 0)
+    fierce = 1 if melee and lead == "knights" else 0
+    return dice(lead) + fierce + sum(max(0, dice(u) - 1) for u in supporters)
+
+
+@pytest.mark.parametrize("lead, supporters, reduced, melee", [
+    ("footmen", [], set(), False),                      # blue alone: 3 dice on 3 faces
+    ("riders", ["outriders"], set(), True),             # 3 + (2 - 1); all hit on valor: 4 faces
+    ("riders", ["outriders", "levy"], set(), True),     # the levy cannot hit on valor: 3 faces
+    ("knights", ["riders"], set(), True),               # fierce lead +1 in melee: 4 + 1 + 2
+    ("knights", ["riders"], set(), False),              # no fierce die at range
+    ("footmen", ["levy"], {"levy"}, True),              # reduced green supporter: 2 - 1 - 1 = 0 dice
+    ("levy", ["footmen", "guard"], {"footmen"}, True),  # green lead: only green results hit
+    ("guard", ["riders", "footmen"], {"guard", "riders", "footmen"}, True),  # all reduced: 3 + 1 + 1
 ])
-def test_coordinated_attack_hits_are_binomial(lead, supports, target, dice, scoring):
-    action = {"call": "coordinated_attack", "with": {"lead": lead, "supports": supports, "target": target}}
-    result = exact(WESTEROS, action, ["event:coordinated.dice", "event:attack_hits.hits"])
-    assert result.marginal("event:coordinated.dice") == {dice: 1}
+def test_coordinated_attack_hits_match_the_closed_form(lead, supporters, reduced, melee):
+    given = {u: REDUCED[u] for u in reduced}
+    action = {"call": "bow_resolve_attack",
+              "with": {"lead": lead, "supporters": supporters, "target": "enemy", "melee": melee}}
+    result = exact(WESTEROS, action, ["event:bow_attack.dice", "event:bow_attack_rolled.hits"], given=given)
+    pool = westeros_pool(lead, supporters, reduced, melee)
+    assert result.marginal("event:bow_attack.dice") == {pool: 1}
+    scoring = {1: 2, 2: 3, 3: 4}[RANK[lead]] + (1 if all(u in VALOR for u in [lead] + supporters) else 0)
     p = Fraction(scoring, 8)
-    expected = {k: math.comb(dice, k) * p ** k * (1 - p) ** (dice - k) for k in range(dice + 1)}
-    assert result.marginal("event:attack_hits.hits") == {k: v for k, v in expected.items() if v}
+    expected = {k: math.comb(pool, k) * p ** k * (1 - p) ** (pool - k) for k in range(pool + 1)}
+    assert result.marginal("event:bow_attack_rolled.hits") == expected
+
+
+def test_coordinated_attack_morale_results_and_hits_jointly():
+    """Hits and morale results of one throw are a trinomial: each die scores (3/8 for a blue
+    lead without valor), shows morale (2/8) or neither; the pool is 3 + (3 - 1) = 5."""
+    action = "bow_resolve_attack(lead: footmen, supporters: [riders], target: enemy, melee: true)"
+    result = exact(WESTEROS, action, ["event:bow_attack_rolled.hits", "event:bow_attack_rolled.morale"])
+    expected = {(h, m): p for (h, m, _), p in multinomial(5, [Fraction(3, 8), Fraction(2, 8), Fraction(3, 8)])}
+    assert result.distribution == expected
+
+
+def test_french_step_eight_counts_only_results_that_hit_for_everyone(tmp_path):
+    """Option bow_hits_for_all: a rank result scores only if it hits for every participant,
+    so a red lead with a green supporter scores on the green faces alone (2 of 8); the levy
+    has no valor. Pool 4 + (2 - 1) = 5: Bin(5, 1/4)."""
+    variant = tmp_path / "hits_for_all.yaml"
+    variant.write_text((FIXTURES / "westeros_attack.yaml").read_text("utf-8")
+                       + "options: {bow_hits_for_all: true}\n", "utf-8")
+    result = exact(str(variant), "bow_resolve_attack(lead: guard, supporters: [levy], target: enemy, melee: false)",
+                   ["event:bow_attack_rolled.hits"])
+    p = Fraction(1, 4)
+    assert result.marginal("event:bow_attack_rolled.hits") == {
+        k: math.comb(5, k) * p ** k * (1 - p) ** (5 - k) for k in range(6)}
 
 
 # ---------------------------------------------------------------- save roll and corruption (seed 004)
-SKIRMISH = str(FIXTURES / "skirmish_demo.yaml")
+# The real packs (rules/skirmish), die sk_d6 (faces 1..6).
+SKIRMISH = str(FIXTURES / "skirmish_rolls.yaml")
+# type: (skill, attacks, armour, hp, damage)
+SK = {"sk_archers": (4, 2, 6, 2, 1), "sk_soldiers": (3, 3, 5, 3, 1), "sk_knights": (3, 3, 4, 4, 2),
+      "sk_militia": (4, 2, 6, 2, 1)}
+SK_UNITS = {"archers": "sk_archers", "soldiers": "sk_soldiers", "knights": "sk_knights", "militia": "sk_militia",
+            "guards": "sk_soldiers", "champion": "sk_knights", "hidden": "sk_soldiers"}
 
 
-@pytest.mark.parametrize("attacker, target", [("soldier", "guard"), ("knight", "champion"),
-                                              ("knight", "guard"), ("mage", "guard")])
-def test_saves_make_wounds_binomial(attacker, target):
-    """Each attack die wounds iff it hits (>= combat) and its save fails (< armour):
-    wounds ~ Bin(attacks, P(hit) * P(no save)), capped at the target's hit points."""
-    stats = {"soldier": (4, 3, 5, 3), "knight": (3, 4, 4, 4), "mage": (5, 1, 6, 2)}
-    combat, attacks, _, _ = stats[attacker]
-    _, _, armour, hp = stats["soldier" if target == "guard" else "knight"]
-    q = Fraction(7 - combat, 6) * Fraction(armour - 1, 6)
-    expected: dict = {}
-    for k in range(attacks + 1):
-        add(expected, hp - min(k, hp), math.comb(attacks, k) * q ** k * (1 - q) ** (attacks - k))
-    result = exact(SKIRMISH, f"attack(attacker: {attacker}, target: {target})",
-                   [f"{target}.hp", f"{target}.alive", "event:saved"])
-    assert result.marginal(f"{target}.hp") == expected
-    assert result.chance(f"{target}.alive", False) == expected.get(0, 0)
-    # a save roll happens exactly when something hit
-    assert result.chance("event:saved", 1) == 1 - (1 - Fraction(7 - combat, 6)) ** attacks
+def at_least(need: int) -> Fraction:
+    """P(d6 >= need), clamped: a need of 7 never succeeds, a need of 1 or less always does."""
+    return Fraction(min(6, max(0, 7 - need)), 6)
+
+
+def binomial(n: int, p: Fraction) -> dict:
+    return {k: math.comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(n + 1)}
+
+
+@pytest.mark.parametrize("target, damage, ranged, cover_bonus", [
+    ("guards", 3, False, 1),    # armour 5: each point saved on 5-6 (1/3)
+    ("champion", 4, False, 1),  # armour 4: 1/2
+    ("militia", 2, True, 1),    # armour 6, ranged but in the open: no cover, 1/6
+    ("hidden", 3, False, 1),    # in a forest, but cover helps only against ranged attacks: 1/3
+    ("hidden", 3, True, 1),     # in a forest, ranged: need 5 - 1 = 4, 1/2
+    ("hidden", 2, True, 2),     # option sk_cover_bonus 2: need 3, 2/3
+])
+def test_save_roll_loses_each_point_with_the_closed_form_chance(tmp_path, target, damage, ranged, cover_bonus):
+    """One d6 per point of damage; a die at or above armour (less the cover bonus against
+    ranged attacks for a target in cover) saves that point. The points lost are
+    Bin(damage, 1 - P(save))."""
+    scenario = SKIRMISH
+    if cover_bonus != 1:
+        scenario = str(tmp_path / "cover.yaml")
+        Path(scenario).write_text((FIXTURES / "skirmish_rolls.yaml").read_text("utf-8")
+                                  + f"options: {{sk_cover_bonus: {cover_bonus}}}\n", "utf-8")
+    need = SK[SK_UNITS[target]][2] - (cover_bonus if ranged and target == "hidden" else 0)
+    result = exact(scenario, f"sk_save_roll(target: {target}, damage: {damage}, ranged: {str(ranged).lower()})",
+                   ["event:sk_saves.lost", "event:sk_saves.need"])
+    assert result.marginal("event:sk_saves.need") == {need: 1}
+    assert result.marginal("event:sk_saves.lost") == binomial(damage, 1 - at_least(need))
+
+
+@pytest.mark.parametrize("attacker, target", [("archers", "hidden"), ("archers", "militia"), ("knights", "hidden")])
+def test_a_whole_shot_matches_the_closed_form(attacker, target):
+    """sk_shoot: to-hit then saves. Each attack die independently hits (>= skill) and, if it
+    does, deals `damage` points each lost with chance q = 1 - P(save), so the points lost by one
+    die are 0 w.p. 1 - h + h(1-q)^dmg, and j (1 <= j <= dmg) w.p. h C(dmg, j) q^j (1-q)^(dmg-j); the
+    attack's loss is the sum over its dice (a convolution), the hit points left max(0, hp - loss)."""
+    skill, attacks, _, _, dmg = SK[SK_UNITS[attacker]]
+    _, _, armour, hp, _ = SK[SK_UNITS[target]]
+    need = armour - (1 if target == "hidden" else 0)
+    h, q = at_least(skill), 1 - at_least(need)
+    one = {j: h * v for j, v in binomial(dmg, q).items()}
+    one[0] += 1 - h
+    loss = {0: Fraction(1)}
+    for _ in range(attacks):
+        nxt: dict = {}
+        for a, p in loss.items():
+            for b, r in one.items():
+                add(nxt, a + b, p * r)
+        loss = nxt
+    left: dict = {}
+    for k, p in loss.items():
+        add(left, max(0, hp - k), p)
+    result = exact(SKIRMISH, f"sk_shoot(attacker: {attacker}, target: {target})",
+                   [f"{target}.sk_hp", f"{target}.alive"])
+    assert result.marginal(f"{target}.sk_hp") == left
+    assert result.chance(f"{target}.alive", False) == left.get(0, 0)
 
 
 def stirling2(n: int, k: int) -> int:
     return sum((-1) ** i * math.comb(k, i) * (k - i) ** n for i in range(k + 1)) // math.factorial(k)
 
 
-@pytest.mark.parametrize("dice", [1, 2, 3])
-def test_corruption_on_doubles_closed_form(dice):
-    """Each group of k equal dice corrupts k - 1, so corruption = dice - (distinct faces), and
-    P(j distinct faces among n d6) = C(6, j) * j! * S(n, j) / 6^n."""
-    result = exact(SKIRMISH, f"cast(caster: mage, dice: {dice}, difficulty: 9)", ["mage.corruption"])
-    expected = {dice - j: Fraction(math.comb(6, j) * math.factorial(j) * stirling2(dice, j), 6 ** dice)
-                for j in range(1, dice + 1)}
-    assert result.marginal("mage.corruption") == expected
-    if dice >= 2:  # "a double appears": at least one pair
-        assert result.chance("mage.corruption", lambda c: c >= 1) == 1 - Fraction(math.perm(6, dice), 6 ** dice)
+def ways_to_reach(n: int, total: int) -> int:
+    """Sequences of n d6 summing to exactly `total`: inclusion-exclusion over the dice that
+    exceed 6, sum_k (-1)^k C(n, k) C(total - 6k - 1, n - 1)."""
+    return sum((-1) ** k * math.comb(n, k) * math.comb(total - 6 * k - 1, n - 1)
+               for k in range(n + 1) if total - 6 * k - 1 >= n - 1)
+
+
+@pytest.mark.parametrize("caster, spell, dice", [
+    ("mage", "sk_mend", 1), ("mage", "sk_firebolt", 2), ("archmage", "sk_firebolt", 2),
+    ("archmage", "sk_lightning", 3), ("mage", "sk_firebolt", 3),  # the mage's power 2 caps the dice
+])
+def test_casting_success_and_corruption_closed_forms(caster, spell, dice):
+    """The casting roll: n = min(dice, power) d6. Success: the sum reaches the difficulty,
+    P = sum_{t >= difficulty} ways(n, t) / 6^n. Corruption (doubles 1, triples 2, two doubles 2):
+    each group of k equal dice gives k - 1, so corruption = n - (distinct faces), and
+    P(j distinct faces) = C(6, j) j! S(n, j) / 6^n (S: Stirling numbers of the second kind)."""
+    power = {"mage": 2, "archmage": 3}[caster]
+    difficulty = {"sk_mend": 5, "sk_firebolt": 7, "sk_lightning": 10}[spell]
+    target = "soldiers" if spell == "sk_mend" else "guards"
+    n = min(dice, power)
+    result = exact(SKIRMISH, f"sk_casting_roll(caster: {caster}, s: {spell}, target: {target}, dice: {dice})",
+                   [f"{caster}.sk_corruption", "event:sk_casting.success", "event:sk_corrupted"])
+    success = Fraction(sum(ways_to_reach(n, t) for t in range(difficulty, 6 * n + 1)), 6 ** n)
+    assert result.chance("event:sk_casting.success", True) == success
+    corruption = {n - j: Fraction(math.comb(6, j) * math.factorial(j) * stirling2(n, j), 6 ** n)
+                  for j in range(1, n + 1)}
+    assert result.marginal(f"{caster}.sk_corruption") == corruption
+    # "a double appears": at least two equal dice, 1 - 6!/(6-n)!/6^n; sk_corrupted is emitted then
+    assert result.chance("event:sk_corrupted", 1) == 1 - Fraction(math.perm(6, n), 6 ** n)
