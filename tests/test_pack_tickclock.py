@@ -20,6 +20,7 @@ from hexlore.runtime.game import Game
 
 RUINS = ROOT / "scenarios" / "tickclock" / "ruins.yaml"
 RANDOM = {"dawn": "random", "dusk": "random"}
+MAX_ROUNDS = 2  # the game's max_rounds in ruins.lore
 
 
 @pytest.fixture(scope="module")
@@ -57,34 +58,26 @@ def test_one_round_games_end_without_error(ruins, seed):
     check_game(result, log, 1)
 
 
-# 1,000 seeds of one clock round each (every mechanic is reached in the first round: moves,
-# attacks, areas, respawns, the wrap and scoring; a whole game takes about 0.3 s of CPU, so
-# 1,000 whole games would not fit the suite's time budget) ...
+# Issue #7: the scenario plays to the end over 1,000 seeds with random players. "The ruins" is
+# a short battle (2 rounds, 3 VP to win) so the 1,000 whole games take about 100 s of CPU; one
+# test loops over the seeds rather than 1,000 parametrized items.
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", range(1000))
-def test_one_round_games_over_1000_seeds(ruins, seed):
-    result, log = play(ruins, seed, max_rounds=1)
-    check_game(result, log, 1)
-
-
-# ... and 50 whole games, to the scenario's round limit or a win.
-@pytest.mark.slow
-@pytest.mark.parametrize("seed", range(1000, 1050))
-def test_whole_games_end_without_error(ruins, seed):
-    result, log = play(ruins, seed)
-    check_game(result, log, 6)
+def test_whole_games_over_1000_seeds_end_without_error(ruins):
+    for seed in range(1000):
+        result, log = play(ruins, seed)
+        check_game(result, log, MAX_ROUNDS)
 
 
 def test_same_seed_same_log_byte_for_byte(ruins):
     result, first = play(ruins, 7)
     assert first == play(ruins, 7)[1]
     assert first != play(ruins, 8, max_rounds=1)[1][:len(first)]
-    check_game(result, first, 6)
+    check_game(result, first, MAX_ROUNDS)
 
 
 def test_the_scenario_plays_to_a_result(ruins):
     result, log = play(ruins, 7)
-    assert result.rounds == 6 or result.winner is not None
+    assert result.rounds == MAX_ROUNDS or result.winner is not None
     events = {json.loads(line).get("event") for line in log.splitlines()}
     # the random game reaches the main parts of the pack
     for name in ("tc_moved", "tc_attack", "tc_defended", "tc_round_started", "tc_scored"):

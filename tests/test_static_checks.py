@@ -331,3 +331,15 @@ def test_dot_and_mermaid_escape_any_name():
     labels = re.findall(r'"([^"]*)"', mermaid)
     assert all(not set(label) & set('"|[]{}<>') for label in labels)
     assert "#34;quoted#34;" in mermaid and "n1[" in mermaid  # 'end' is a label, never an id
+
+
+def test_field_a_pack_adds_is_required_only_where_that_pack_is_seen():
+    """battlelore.core adds 'banner' (no default) to unit; the tick-clock characters do not use
+    battlelore, so compiled in one rule set with it they need not set it (no C013), while
+    battlelore's own unit types still must."""
+    from hexlore.compiler import compile_packs
+
+    rules = compile_packs(["battlelore.core", str(ROOT / "scenarios" / "tickclock" / "characters.lore")])
+    assert "C013" not in codes(rules)
+    assert rules.kinds["unit"].fields["banner"].pack == "battlelore.core"
+    assert any(d.pack == "tickclock.characters" for d in rules.definitions_of("unit"))

@@ -126,7 +126,8 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                 diags.append(error(DUPLICATE, f"{decl.name} already has a field '{f.name}' "
                                    f"({first.file}:{first.span.line})", file, f.span))
                 continue
-            kind.fields[f.name] = FieldSpec(f.name, lowerer.resolve_type(ctx, f.type), None, origin(file, f))
+            kind.fields[f.name] = FieldSpec(f.name, lowerer.resolve_type(ctx, f.type), None, origin(file, f),
+                                            pack=pack)
     for name, decl, pack, file in decls_in_order:
         ctx = ctx_for(pack, file)
         if isinstance(decl, ast.EventDecl):
@@ -175,7 +176,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                 continue
             value, t = lowerer.expr(ctx, Scope(), f.default)
             lowerer.expect(ctx, spec.type, t, f.default.span, f"the default of field '{f.name}'")
-            kind.fields[f.name] = FieldSpec(f.name, spec.type, value, spec.origin)
+            kind.fields[f.name] = FieldSpec(f.name, spec.type, value, spec.origin, pack=spec.pack)
     for name, decl, pack, file in decls_in_order:
         ctx = ctx_for(pack, file, pure=True, what="a declaration")
         if isinstance(decl, ast.OptionDecl):
@@ -273,8 +274,15 @@ def declare(loaded: LoadedPacks) -> RuleSet:
     rules.triggers.sort(key=lambda t: (-t.priority, t.order))
     games = [(d, p, f) for _, d, p, f in decls_in_order if isinstance(d, ast.GameDecl)]
     for decl, pack, file in games[1:]:
-        diags.append(error(DUPLICATE, "a rule set has one game declaration", file, decl.name_span,
-                           f"'{games[0][0].name}' is already the game"))
+        first, first_pack = games[0][0].name, games[0][1]
+        if first_pack in lowerer.visible.get(pack, {pack}):
+            hint = (f"'{first}' of pack '{first_pack}' is already the game: replace it with "
+                    f"'override game {first} …' (an override keeps the name)")
+        else:
+            hint = (f"'{first}' of pack '{first_pack}' is already the game, and pack '{pack}' does not use "
+                    "it: compile each game's packs apart (a scenario lists one game's packs)")
+        diags.append(error(DUPLICATE, f"a rule set has one game declaration; '{decl.name}' is a second one",
+                           file, decl.name_span, hint))
     if games:
         decl, pack, file = games[0]
         blocks = {}
@@ -413,11 +421,15 @@ def _definition(lowerer: Lowerer, rules: RuleSet, decl: ast.Definition, pack: st
             continue
         lowerer.expect(ctx, spec.type, t, prop.value.span, f"field '{prop.name}'")
         values[prop.name] = value
+    # a field another pack adds is required only of definitions whose pack sees that pack;
+    # elsewhere it starts as none, like an optional field (reading it in arithmetic is an R001)
+    sees = lowerer.visible.get(pack, {pack})
     for fname, spec in kind.fields.items():
         if fname not in values and spec.default is None and not spec.type.optional \
-                and spec.type.name != "list":
+                and spec.type.name != "list" and (not spec.pack or spec.pack == pack or spec.pack in sees):
             diags.append(error(MISSING_FIELD, f"{decl.kind} '{decl.name}' does not set '{fname}'", file,
-                               decl.name_span, f"add '{fname}: …' (it has no default)"))
+                               decl.name_span, f"add '{fname}: …' (it has no default"
+                           + (f"; pack {spec.pack} adds it to {decl.kind})" if spec.pack and spec.pack != pack else ")")))
     return DefinitionSpec(decl.kind, decl.name, decl.title or decl.name, frozenset(traits),
                           tuple(values.items()), ir.Origin(file, decl.span), pack)
 

@@ -57,6 +57,8 @@ class FieldSpec:
     default: ir.X | None
     origin: ir.Origin
     builtin: bool = False
+    #: the pack that declared the field: only definitions of packs that see it must set it
+    pack: str = ""
 
 
 @dataclass

@@ -14,6 +14,7 @@ from pathlib import PurePath
 
 from ..dsl import ast
 from ..dsl.diagnostics import Diagnostic, Severity, Span, error
+from .builtins import BUILTINS
 
 DUPLICATE = "C002"
 BAD_OVERRIDE = "C012"
@@ -70,6 +71,11 @@ class NameTable:
             self._err(DUPLICATE, f"'{name}' is a built-in kind and cannot be redeclared", file, span,
                       f"use 'fields {name} {{ … }}' to add fields to it")
             return
+        if name in BUILTINS and isinstance(decl, (ast.FunctionDecl, ast.ProcedureDecl)):
+            # still registered below, so its body is checked and its calls are not reported twice
+            self._err(DUPLICATE, f"'{name}' is a built-in; a {describe(decl)} of that name would replace it "
+                      "for every pack", file, span,
+                      f"rename it (for example '{name}_{pack.rsplit('.', 1)[-1]}')")
         if name not in self.owners:
             if decl.override and value_of is None:
                 # still declared, so its uses are not reported as undefined too
@@ -99,9 +105,12 @@ class NameTable:
                           f"write 'override' before it to replace it on purpose, or choose another name")
             else:
                 where = f"in pack '{owner}' " if owner != pack else ""
-                self._err(DUPLICATE, f"'{name}' is already declared {where}({at})", file, span,
-                          "rename one of them" + ("" if owner != pack else
-                                                  "; a pack cannot override its own declarations"))
+                hint = "rename one of them" + ("" if owner != pack else
+                                               "; a pack cannot override its own declarations")
+                if isinstance(decl, ast.GameDecl) and owner != pack:
+                    hint = (f"a rule set has one game: compile packs that do not use each other apart, or "
+                            f"write 'use {owner}' and 'override game {name} …' to replace its game")
+                self._err(DUPLICATE, f"'{name}' is already declared {where}({at})", file, span, hint)
             return
         problem = self._override_problem(name, decl, earlier, owner, pack, at)
         if problem:

@@ -474,7 +474,7 @@ class Game:
             return None
         except RuleError as exc:
             origin = exc.origin or ir.NOWHERE
-            raise RuntimeRuleError(error(RULE_ERROR, str(exc), origin.file, origin.span)) from exc
+            raise RuntimeRuleError(error(RULE_ERROR, str(exc), origin.file, origin.span, exc.hint)) from exc
         except RecursionError as exc:
             raise RuntimeRuleError(error(RULE_ERROR, "rules nested too deeply", self.scenario.path,
                                          Span())) from exc

@@ -26,9 +26,16 @@ MAX_REPEAT = 10_000
 class RuleError(Exception):
     """A rule failed at run time (a none where a unit was needed, a bound exceeded…)."""
 
-    def __init__(self, message: str, origin: ir.Origin | None = None):
+    def __init__(self, message: str, origin: ir.Origin | None = None, hint: str | None = None):
         super().__init__(message)
         self.origin = origin
+        self.hint = hint
+
+
+def _unset(name: str, what: str, definition, declarer: str, origin) -> None:
+    raise RuleError(f"{what} has no value for '{name}': pack '{declarer}' adds that field, and "
+                    f"'{definition.name}' comes from pack '{definition.pack}', which does not use it", origin,
+                    f"make pack '{definition.pack}' 'use {declarer}' and set '{name}', or give the field a default")
 
 
 class _Break(Exception):
@@ -90,6 +97,16 @@ class Linker:
                        "title": lambda u: u.definition.title}.get(name)
             if builtin:
                 return lambda env: builtin(need(obj(env), "a unit"))
+            declarer = self._may_be_unset("unit", name)
+            if declarer:
+                def checked(env):
+                    unit = need(obj(env), "a unit")
+                    value = unit.f[name]
+                    if value is None:
+                        _unset(name, f"unit '{unit.id}'", unit.definition,
+                               declarer, origin)
+                    return value
+                return checked
             return lambda env: need(obj(env), "a unit").f[name]
         if node.owner == "side":
             if name == "name":
@@ -120,7 +137,10 @@ class Linker:
                     return d.name
                 if name == "title":
                     return d.title
-                return game.definition_values(d)[name]
+                value = game.definition_values(d)[name]
+                if value is None and (declarer := self._may_be_unset(d.kind, name)):
+                    _unset(name, f"{d.kind} '{d.name}'", d, declarer, origin)
+                return value
             return get_def
         if node.owner == "event":
             if name == "replaced":
@@ -135,6 +155,14 @@ class Linker:
                 return value.args[name]
             raise RuleError(f"cannot read '{name}' of {value!r}", origin)
         return dynamic
+
+    def _may_be_unset(self, kind: str, name: str) -> str | None:
+        """The pack that added field ``name`` to ``kind`` if definitions of packs that do not see it
+        may leave it unset (none, though its type is not optional), else None."""
+        spec = self.game.rules.kinds[kind].fields.get(name) if kind in self.game.rules.kinds else None
+        if spec is None or spec.default is not None or spec.type.optional or spec.type.name == "list":
+            return None
+        return spec.pack or None
 
     def x_TableGet(self, node: ir.TableGet) -> XFn:
         key = self.x(node.key)
@@ -417,7 +445,11 @@ class Linker:
             v = value(env)
             if op == "=":
                 fields[name] = v
-            elif op == "+=":
+                return
+            if fields[name] is None:  # a field another pack adds, on a unit of a pack that does not use it
+                raise RuleError(f"cannot use '{op}' on '{name}': it has no value", origin,
+                                "set it with '=' first, or give the field a default")
+            if op == "+=":
                 fields[name] = (list(fields[name]) + list(v)) if isinstance(fields[name], list) \
                     else fields[name] + _num(v)
             else:
