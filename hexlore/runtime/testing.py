@@ -85,6 +85,14 @@ def run_test(rules: RuleSet, scenario, test) -> TestOutcome:
     return outcome
 
 
+def _unit_named(state, uid: str, where: str, fail):
+    """The unit a test names, or None after reporting that there is none."""
+    unit = state.units.get(uid)
+    if unit is None:
+        fail(f"{where}: no unit '{uid}'")
+    return unit
+
+
 def apply_given(game: Game, given: dict | None, fail, base: tuple = ("tests",)) -> None:
     """Apply a test's ``given:`` (unit id -> field overrides, ``hex`` moves) to a fresh game.
 
@@ -94,9 +102,8 @@ def apply_given(game: Game, given: dict | None, fail, base: tuple = ("tests",)) 
     unit_kind = game.rules.kinds["unit"]
     problems: list = []
     for uid, overrides in (given or {}).items():
-        unit = state.units.get(uid)
+        unit = _unit_named(state, uid, "given", fail)
         if unit is None:
-            fail(f"given: no unit '{uid}'")
             continue
         for key, value in overrides.items():
             if key == "hex":
@@ -164,9 +171,8 @@ def _check_expectations(game: Game, expect: dict, fail) -> None:
                 fail(f"event {unwanted} should not happen, but did: {e['args']}")
                 break
     for uid, fields in (expect.get("units") or {}).items():
-        unit = state.units.get(uid)
+        unit = _unit_named(state, uid, "expect", fail)
         if unit is None:
-            fail(f"expect: no unit '{uid}'")
             continue
         for key, wanted in fields.items():
             if key == "alive":
