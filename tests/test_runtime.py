@@ -175,3 +175,44 @@ procedure all_big(xs: list of int) -> bool { return all(each x in xs where x > 2
     with pytest.raises(ScenarioError) as info:
         Game(rules, scenario)
     assert "no tag or enum value named 'sparkly'" in info.value.diagnostics[0].message
+
+
+def test_a_unit_set_aside_stays_alive_off_the_board_and_comes_back(tmp_path, ford):
+    rules = compile_text(tmp_path, """
+pack aside
+use battlelore.creatures
+event tally(on_board: int, roster: int, alive: bool) "counts for the test"
+procedure park_and_return(u: unit, h: hex) "test entry" {
+  set_aside(u)
+  emit tally(on_board: count(units_of(u.side)), roster: count(roster(u.side)), alive: u.alive)
+  move(u, h)
+  emit tally(on_board: count(units_of(u.side)), roster: count(roster(u.side)), alive: u.alive)
+  remove_unit(u)
+  emit tally(on_board: count(units_of(u.side)), roster: count(roster(u.side)), alive: u.alive)
+}
+""")
+    assert rules.ok, [d.headline() for d in rules.diagnostics]
+    game = Game(rules, ford, seed=1)
+    north = game.state.side("north")
+    game.call_procedure("park_and_return", [game.state.units["n_left"], game.state.board.parse_label("A1")])
+    tallies = [e["args"] for e in game.log if e.get("event") == "tally"]
+    total = sum(1 for u in game.state.units.values() if u.side is north)
+    assert tallies == [{"on_board": total - 1, "roster": total, "alive": True},
+                       {"on_board": total, "roster": total, "alive": True},
+                       {"on_board": total - 1, "roster": total, "alive": False}]
+    assert game.state.units["n_left"].hex is None
+
+
+def test_winner_is_none_until_a_side_wins(tmp_path, ford):
+    rules = compile_text(tmp_path, """
+pack who_won
+use battlelore.creatures
+event seen(side: side?) "the winner as the rules see it"
+procedure look() "test entry" { emit seen(side: winner()) }
+""")
+    assert rules.ok, [d.headline() for d in rules.diagnostics]
+    game = Game(rules, ford, seed=1)
+    game.call_procedure("look", [])
+    game.state.winner = game.state.side("south")
+    game.call_procedure("look", [])
+    assert [e["args"]["side"] for e in game.log if e.get("event") == "seen"] == [None, "south"]

@@ -270,6 +270,12 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         state.place(u, None)
         u.alive = False
 
+    def set_aside(unit):
+        state.place(need_unit(unit), None)
+
+    def roster(side):
+        return [u for u in state.units.values() if u.side is side]
+
     def begin_turn(side):
         state.game["turn"] += 1
         state.game["active"] = side
@@ -314,6 +320,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         "occupied": lambda h: bool(state.units_at(need_hex(h))),
         "friends": friends, "enemies": enemies, "sides": lambda: list(state.sides),
         "opponent": opponent, "move": move, "remove_unit": remove_unit, "begin_turn": begin_turn,
+        "set_aside": set_aside, "roster": roster, "winner": lambda: state.winner,
         "win": win, "draw_game": draw_game, "text": text,
         **geometry,
     }
