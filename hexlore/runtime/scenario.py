@@ -783,7 +783,7 @@ class _Builder:
         for uid, overrides in (t.get("given") or {}).items():
             self.unknown("unit id", uid, unit_ids, base + ("given", uid))
             given[uid] = dict(overrides)
-            if "hex" in overrides:
+            if "hex" in overrides and overrides["hex"] is not None:  # hex: null sets the unit aside
                 given[uid]["hex"] = self.hex(board, overrides["hex"], base + ("given", uid, "hex"))
                 if given[uid]["hex"] is not None:
                     moved[uid] = base + ("given", uid, "hex")
