@@ -216,3 +216,28 @@ procedure look() "test entry" { emit seen(side: winner()) }
     game.state.winner = game.state.side("south")
     game.call_procedure("look", [])
     assert [e["args"]["side"] for e in game.log if e.get("event") == "seen"] == [None, "south"]
+
+
+def test_a_table_or_option_naming_a_definition_sees_its_values_and_traits(tmp_path, ford):
+    # tables and options are lowered before definitions get their values: they must still be
+    # the same definition, with its fields and traits
+    rules = compile_text(tmp_path, """
+pack spellbook
+use battlelore.creatures
+kind spell { cost: int = 0 }
+trait costly { cost: 3 }
+table best: colour -> spell { green: fire }
+option favourite: spell = fire "the favourite spell"
+event seen(same: bool, cost: int, costly: bool, listed: bool) "what the rules see"
+procedure look() "test entry" {
+  let s = best[green]
+  emit seen(same: s == fire and favourite == fire, cost: s.cost + favourite.cost, costly: s is costly,
+            listed: s in [fire])
+}
+spell fire "Fire" is costly { }
+""")
+    assert rules.ok, [d.headline() for d in rules.diagnostics]
+    game = Game(rules, ford, seed=1)
+    game.call_procedure("look", [])
+    assert [e["args"] for e in game.log if e.get("event") == "seen"] == [
+        {"same": True, "cost": 6, "costly": True, "listed": True}]

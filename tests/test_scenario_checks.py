@@ -142,6 +142,15 @@ def test_without_an_occupancy_rule_nothing_is_forbidden(tmp_path):
     assert codes(scenario) == []
 
 
+def test_an_argument_yaml_reads_as_a_boolean_is_reported_not_raised(tmp_path):
+    # YAML 1.1 loads the key `on:` as true: the checker says so instead of crashing
+    scenario = _write(tmp_path, "")
+    text = scenario.read_text(encoding="utf-8").replace("do: [{call: rest}]", "do: [{call: rest, with: {on: 1}}]")
+    scenario.write_text(text, encoding="utf-8")
+    diagnostics, _ = api.check([str(scenario)])
+    assert [(d.code, d.message) for d in diagnostics] == [("S113", "procedure 'rest' has no parameter 'True'")]
+
+
 def test_an_occupancy_rule_that_fails_is_a_located_run_time_error(tmp_path):
     rule = ("table depth: int -> int { 0: 0 }\n"
             "function may_occupy(u: unit, h: hex) -> bool = depth[h.r] == 0")

@@ -71,9 +71,15 @@ class KindSpec:
     origin: ir.Origin
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DefinitionSpec:
-    """A unit type, a terrain, a card…: constant values, traits included transitively."""
+    """A unit type, a terrain, a card…: constant values, traits included transitively.
+
+    A definition is one thing, named once in a rule set: specs compare and hash by kind and
+    name. Options and tables are lowered before definitions get their values, so they hold
+    the first, empty spec of a definition they name; it must still equal the final one (the
+    runtime reads values and traits from ``RuleSet.definitions`` by name).
+    """
 
     kind: str
     name: str
@@ -82,6 +88,14 @@ class DefinitionSpec:
     values: tuple[tuple[str, ir.X], ...]
     origin: ir.Origin
     pack: str
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DefinitionSpec):
+            return NotImplemented
+        return self.kind == other.kind and self.name == other.name
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.name))
 
     def __str__(self) -> str:
         return self.name

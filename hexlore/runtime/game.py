@@ -148,6 +148,7 @@ class Game:
     def definition_values(self, d: DefinitionSpec) -> dict:
         values = self._def_values.get(d.name)
         if values is None:
+            d = self.rules.definitions.get(d.name, d)  # the final spec (a table may hold the first)
             values = self.field_defaults(d.kind)
             for fname, x in d.values:
                 values[fname] = self.const(x)

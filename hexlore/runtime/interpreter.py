@@ -318,13 +318,16 @@ class Linker:
     def x_IsA(self, node: ir.IsA) -> XFn:
         obj = self.x(node.obj)
         name = node.name
+        definitions = self.game.rules.definitions
 
         def test(env):
             value = obj(env)
             d = value.definition if isinstance(value, Unit) else value
             if not isinstance(d, DefinitionSpec):
                 return False
-            return d.name == name or name in d.traits
+            if d.name == name:
+                return True
+            return name in definitions.get(d.name, d).traits  # the final spec (a table may hold the first)
         return test
 
     def x_HasTag(self, node: ir.HasTag) -> XFn:

@@ -53,7 +53,8 @@ def check_against_rules(rules: RuleSet, scenario: Scenario) -> list[Diagnostic]:
 
 
 def _hint(name: str, pool, listing: str | None = None) -> str | None:
-    guess = did_you_mean(name, list(pool))
+    # str(): a YAML key may load as a bool or a number (`on:` is true in YAML 1.1)
+    guess = did_you_mean(str(name), [str(n) for n in pool])
     if guess:
         return f"did you mean '{guess}'?"
     return listing
