@@ -90,7 +90,7 @@ def test_duplicates_and_overrides(tmp_path):
     ("procedure p(u: unit) { emit hti(target: u, count: 1) }", "C003"),
     ("procedure p(u: unit) { p(u) }", "C015"),                    # unbounded recursion
     ("unt wolf { banner: green }", "C003"),                       # unknown kind
-    ("unit wolf { move: 2 }", "C013"),                            # required field missing
+    ("fields unit { pack_size: int }\nunit wolf { move: 2 }", "C013"),  # required field missing
     ("trait odd { figures: true }\nunit wolf is odd { banner: green }", "C004"),  # trait value type
     ("procedure p() { let z = 1 + [2] }", "C004"),               # list joined with a number
 ])
