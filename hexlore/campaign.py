@@ -105,7 +105,7 @@ def _cast(campaign: Campaign, sheet: Sheet, adventure: Adventure, problems: list
 
 def open_campaign(path: str | Path) -> OpenedCampaign:
     """Load a campaign, its sheet and its adventures, and check them all, reporting every problem."""
-    campaign, diags = load_campaign(path)
+    campaign, diags = load_campaign(path, partial=True)
     opened = OpenedCampaign(campaign, diagnostics=list(diags))
     if campaign is None:
         try:
@@ -115,7 +115,9 @@ def open_campaign(path: str | Path) -> OpenedCampaign:
         return opened
     opened.sources[campaign.path] = campaign.source
     sheet_path = campaign.sheet_path()
-    if not sheet_path.is_file():
+    if not campaign.sheet:
+        pass  # the schema error says what is wrong with 'sheet:'
+    elif not sheet_path.is_file():
         opened.diagnostics.append(error(MISSING_FILE, f"no sheet file '{campaign.sheet}'", campaign.path,
                                         campaign.span_of("sheet"), f"looked for {sheet_path}: the sheet "
                                         "is relative to the campaign file (docs/campaigns.md shows one)"))

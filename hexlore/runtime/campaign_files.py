@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -200,9 +201,10 @@ def load_sheet_text(text: str, path: str = "<string>", partial: bool = False) ->
     for i, u in enumerate(raw if isinstance(raw, list) else []):
         if not isinstance(u, dict) or not _clean(bad, "units", i):
             continue
-        if u["id"] in seen:
+        if u["id"] in seen:  # the first keeps the id; the others are left out
             diags.append(error(DUPLICATE_NAME, f"duplicate unit id {u['id']!r}", path, sheet.span_of("units", i, "id"),
                                "unit ids must be unique; rename one"))
+            continue
         seen.add(u["id"])
         sheet.units.append(SheetUnit(u["id"], u["type"], dict(u.get("fields") or {}), i))
     if _clean(bad, "history"):
@@ -211,25 +213,40 @@ def load_sheet_text(text: str, path: str = "<string>", partial: bool = False) ->
     return (None if any(d.is_error for d in diags) and not partial else sheet), diags
 
 
-def load_campaign(path: str | Path) -> tuple[Campaign | None, list[Diagnostic]]:
+def load_campaign(path: str | Path, partial: bool = False) -> tuple[Campaign | None, list[Diagnostic]]:
     """Read and check a campaign file; never raises on bad input."""
     text, diags = _read(path, "campaign")
-    return (None, diags) if text is None else load_campaign_text(text, str(path))
+    return (None, diags) if text is None else load_campaign_text(text, str(path), partial)
 
 
-def load_campaign_text(text: str, path: str = "<string>") -> tuple[Campaign | None, list[Diagnostic]]:
-    """A campaign (None if any error was found) and every problem found, in file order."""
+def load_campaign_text(text: str, path: str = "<string>",
+                       partial: bool = False) -> tuple[Campaign | None, list[Diagnostic]]:
+    """A campaign and every problem found, in file order.
+
+    The campaign is None if an error was found, unless ``partial``: then it holds what the
+    schema found sound (adventures with errors left out), so the rest can still be checked.
+    """
     data, idx, diags, bad = _parse(text, path, "campaign", CAMPAIGN_KEY, "campaign.schema.json")
     if data is None:
         return None, diags
-    if any(d.is_error for d in diags):
-        return None, _sorted(diags)
-    campaign = Campaign(path, Source(path, text), dict(idx.spans), dict(idx.key_spans), name=data["name"],
-                        description=data.get("description", ""), sheet=data["sheet"])
-    for i, a in enumerate(data["adventures"]):
-        campaign.adventures.append(Adventure(a["scenario"], dict(a.get("units") or {}), a.get("seed"),
-                                             a.get("name"), i))
-    return campaign, _sorted(diags)
+    diags = _sorted(diags)
+    if any(d.is_error for d in diags) and not partial:
+        return None, diags
+
+    def sound(key: str, default):
+        value = data.get(key)
+        return value if value is not None and _clean(bad, key) else default
+
+    campaign = Campaign(path, Source(path, text), dict(idx.spans), dict(idx.key_spans), name=sound("name", ""),
+                        description=sound("description", ""), sheet=sound("sheet", ""))
+    raw = data.get("adventures")
+    for i, a in enumerate(raw if isinstance(raw, list) else []):
+        if isinstance(a, dict) and _clean(bad, "adventures", i, "scenario") \
+                and _clean(bad, "adventures", i, "units") and not any(b == ("adventures", i) for b in bad):
+            seed = a.get("seed") if _clean(bad, "adventures", i, "seed") else None
+            name = a.get("name") if _clean(bad, "adventures", i, "name") else None
+            campaign.adventures.append(Adventure(a["scenario"], dict(a.get("units") or {}), seed, name, i))
+    return campaign, diags
 
 
 # ---------------------------------------------------------------------------
@@ -271,6 +288,8 @@ def write_atomically(path: str | Path, text: str) -> None:
     fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as stream:
+            if target.exists():  # the new file keeps the old one's permissions (mkstemp makes it private)
+                os.chmod(temp, stat.S_IMODE(target.stat().st_mode))
             for start in range(0, len(data), CHUNK):
                 _write_chunk(stream, data[start:start + CHUNK])
             stream.flush()

@@ -74,12 +74,11 @@ def add_campaign_units(game: "Game", cast: Cast, problems: list) -> None:
             game._problem(problems, f"no unit type '{cu.type}' in the packs", *cu.path, "type", doc=cu.sheet,
                           hint=f"did you mean '{guess}'?" if guess else f"unit types: {', '.join(names)}",
                           code=UNKNOWN_UNIT_TYPE)
-            continue
         side = st.side(cu.side)
-        if side is None:
-            if cu.campaign is not None:
-                game._problem(problems, unknown_side_message(cu.id, cu.side), *cu.side_path, doc=cu.campaign,
-                              code=UNKNOWN_SIDE, hint=_guess(cu.side, [s.name for s in st.sides], "sides are: "))
+        if side is None and cu.campaign is not None:
+            game._problem(problems, unknown_side_message(cu.id, cu.side), *cu.side_path, doc=cu.campaign,
+                          code=UNKNOWN_SIDE, hint=_guess(cu.side, [s.name for s in st.sides], "sides are: "))
+        if side is None or d is None or d.kind != "unit":
             continue
         if cu.id in st.units:
             if not cu.check_only:
