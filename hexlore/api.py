@@ -15,7 +15,7 @@ from .compiler import RuleSet, compile_packs
 from .compiler.packs import PackLoader, bundled_rules_root
 from .dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
 from .runtime.game import Game, GameResult, RuntimeRuleError
-from .runtime.scenario import Scenario, load_scenario
+from .runtime.scenario import NOT_A_SCENARIO, Scenario, load_scenario
 from .runtime.scenario_checks import check_against_rules
 from .runtime.testing import TestOutcome, run_scenario_tests
 
@@ -171,6 +171,17 @@ def open_scenario(name: str) -> Loaded:
     if path is None:
         return Loaded(None, None, [error(NO_SUCH_FILE, f"no scenario file '{name}'", name, Span(),
                                          f"bundled scenarios are in {bundled_scenarios_root()}")])
+    kind = _yaml_kind(str(path))
+    if kind != "scenario":  # a campaign file or a sheet given where a scenario is wanted
+        hint = ("play a campaign with 'hexlore campaign FILE'" if kind == "campaign" else
+                "a sheet is played through the campaign that names it: 'hexlore campaign CAMPAIGN'")
+        loaded = Loaded(None, None, [error(NOT_A_SCENARIO, f"this is a {kind} file, not a scenario", str(path),
+                                           Span(), hint)])
+        try:
+            loaded.sources[str(path)] = Source.from_file(path)
+        except (OSError, UnicodeDecodeError):
+            pass
+        return loaded
     scenario, diags = load_scenario(path, partial=True)
     loaded = Loaded(scenario, None, list(diags))
     if scenario is None:

@@ -466,3 +466,10 @@ def test_the_campaign_command_exit_codes(folder):
     (folder / CAMPAIGN).write_text(text, encoding="utf-8")
     bad = invoke("campaign", str(folder / CAMPAIGN))
     assert bad.exit_code == 1 and "error[S117]" in bad.output and "did you mean 'brenna'?" in bad.output
+
+
+def test_running_a_campaign_file_as_a_scenario_says_what_to_do():
+    result, diagnostics, _ = api.run(str(PACK_DIR / CAMPAIGN))
+    assert result is None
+    [d] = diagnostics
+    assert d.code == "S002" and "campaign file" in d.message and "hexlore campaign" in d.hint
