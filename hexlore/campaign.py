@@ -188,6 +188,12 @@ def _values(game: Game, names: list[str], ids: frozenset[str]) -> dict[str, dict
             for cu in game.cast.units if cu.id in st.units}
 
 
+def _name(adventure: Adventure, loaded: Loaded | None) -> str:
+    """The adventure's name: its own, else its scenario's, else its scenario file's."""
+    scenario = loaded.scenario if loaded is not None else None
+    return adventure.name or (scenario.name if scenario is not None else "") or adventure.scenario
+
+
 def play_adventure(opened: OpenedCampaign, adventure: Adventure, seed: int | None = None,
                    log_file: IO[str] | None = None) -> tuple[AdventureResult | None, list[Diagnostic]]:
     """Play one adventure with the sheet as it is on disk now, then save the sheet.
@@ -206,7 +212,7 @@ def play_adventure(opened: OpenedCampaign, adventure: Adventure, seed: int | Non
     if problems:
         return None, problems
     seed = seed if seed is not None else adventure.seed if adventure.seed is not None else loaded.scenario.seed
-    name = adventure.name or loaded.scenario.name or adventure.scenario
+    name = _name(adventure, loaded)
     try:
         game = Game(loaded.rules, loaded.scenario, seed=seed, log_file=log_file, cast=cast)
     except ScenarioError as exc:
@@ -259,7 +265,7 @@ def play_campaign(path: str | Path, seed: int | None = None, adventure: int | No
                                      f"there is no adventure {adventure}")
         todo = [adventures[adventure - 1]]
     else:
-        played = opened.sheet.played()
+        played = opened.sheet.played({a.number: _name(a, opened.adventures[a.index]) for a in adventures})
         todo = [a for a in adventures if a.number not in played]
     results: list[AdventureResult] = []
     for a in todo:

@@ -473,3 +473,13 @@ def test_running_a_campaign_file_as_a_scenario_says_what_to_do():
     assert result is None
     [d] = diagnostics
     assert d.code == "S002" and "campaign file" in d.message and "hexlore campaign" in d.hint
+
+
+def test_a_history_written_by_hand_without_numbers_counts_adventures_by_name(folder):
+    sheet = (folder / SHEET).read_text(encoding="utf-8").replace(
+        "history: []", 'history:\n  - {adventure: "First blood", seed: 3, winner: north}')
+    (folder / SHEET).write_text(sheet, encoding="utf-8")
+    [result] = play(folder)
+    assert result.number == 2
+    history = yaml.safe_load((folder / SHEET).read_text(encoding="utf-8"))["history"]
+    assert history[0] == {"adventure": "First blood", "seed": 3, "winner": "north"} and history[1]["number"] == 2

@@ -80,9 +80,15 @@ class Sheet(_Located):
     def unit(self, unit_id: str) -> SheetUnit | None:
         return next((u for u in self.units if u.id == unit_id), None)
 
-    def played(self) -> set[int]:
-        """Numbers of the adventures the history records."""
-        return {h["number"] for h in self.history if isinstance(h.get("number"), int)}
+    def played(self, names: dict[int, str]) -> set[int]:
+        """Numbers of the adventures the history records.
+
+        ``names``: adventure number -> name, for entries written without a ``number``
+        (by hand): those count for every adventure of that name.
+        """
+        numbers = {h["number"] for h in self.history if isinstance(h.get("number"), int)}
+        unnumbered = {h.get("adventure") for h in self.history if not isinstance(h.get("number"), int)}
+        return numbers | {n for n, name in names.items() if name in unnumbered}
 
 
 @dataclass(frozen=True)
