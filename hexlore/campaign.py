@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .api import Loaded, open_scenario, resolve_scenario, unique_diagnostics
+from .api import Loaded, bundled_scenarios_root, open_scenario, unique_diagnostics
 from .dsl.diagnostics import Diagnostic, Source, did_you_mean, error
 from .runtime.campaign_files import (Adventure, Campaign, Sheet, dump_sheet, load_campaign, load_sheet,
                                      write_atomically)
@@ -75,7 +75,9 @@ def _scenario_path(campaign: Campaign, adventure: Adventure) -> Path | None:
     local = Path(campaign.path).parent / adventure.scenario
     if local.is_file():
         return local
-    return resolve_scenario(adventure.scenario)
+    root = bundled_scenarios_root()  # not the working directory: a campaign means the same anywhere
+    name = adventure.scenario
+    return next((c for c in (root / name, root / f"{name}.yaml", root / f"{name}.yml") if c.is_file()), None)
 
 
 def _cast(campaign: Campaign, sheet: Sheet, adventure: Adventure, problems: list[Diagnostic],

@@ -44,7 +44,7 @@ def main() -> None:
 @click.option("-o", "--output", type=click.File("w", encoding="utf-8", lazy=True), default=None,
               help="Write the report to this file instead of standard output.")
 def check(paths: tuple[str, ...], fmt: str, strict: bool, output) -> None:
-    """Check rule packs (.lore) and scenarios (.yaml), reporting every problem.
+    """Check rule packs (.lore), scenarios, campaigns and sheets (.yaml), reporting every problem.
 
     Exit code 0: nothing failed; 1: errors (or warnings, with --strict); 2: misuse.
     """
@@ -160,7 +160,7 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
 
     from .campaign import CampaignUsageError
 
-    console = Console(highlight=False)
+    console = Console(highlight=False, soft_wrap=True)  # one line per unit, however long
 
     def shown(value) -> str:
         return escape("none" if value is None else json.dumps(value, ensure_ascii=False).strip('"')

@@ -483,3 +483,12 @@ def test_a_history_written_by_hand_without_numbers_counts_adventures_by_name(fol
     assert result.number == 2
     history = yaml.safe_load((folder / SHEET).read_text(encoding="utf-8"))["history"]
     assert history[0] == {"adventure": "First blood", "seed": 3, "winner": "north"} and history[1]["number"] == 2
+
+
+def test_an_adventure_may_be_a_bundled_scenario(tmp_path):
+    (tmp_path / "c.yaml").write_text("hexlore_campaign: 1\nname: bundled\nsheet: s.yaml\n"
+                                     "adventures:\n  - {scenario: battlelore/spider_ford}\n"
+                                     "  - {scenario: battlelore/no_such_ford}\n", encoding="utf-8")
+    (tmp_path / "s.yaml").write_text("hexlore_sheet: 1\nunits: []\n", encoding="utf-8")
+    diagnostics, _ = api.check([str(tmp_path / "c.yaml")])
+    assert [(d.code, d.span.line) for d in diagnostics] == [("S011", 6)]
