@@ -42,7 +42,8 @@ class OpenedCampaign:
 
     campaign: Campaign | None
     sheet: Sheet | None = None
-    adventures: list[Loaded | None] = field(default_factory=list)
+    #: adventure index (its position in the file) -> its scenario and packs, None if it has no file
+    adventures: dict[int, Loaded | None] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     sources: dict[str, Source] = field(default_factory=dict)
 
@@ -133,14 +134,14 @@ def open_campaign(path: str | Path) -> OpenedCampaign:
     for adventure in campaign.adventures:
         scenario_path = _scenario_path(campaign, adventure)
         if scenario_path is None:
-            opened.adventures.append(None)
+            opened.adventures[adventure.index] = None
             opened.diagnostics.append(error(
                 MISSING_FILE, f"no scenario file '{adventure.scenario}'", campaign.path,
                 campaign.span_of("adventures", adventure.index, "scenario"),
                 "an adventure's scenario is relative to the campaign file, or a bundled name (battlelore/x)"))
             continue
         loaded = open_scenario(str(scenario_path))
-        opened.adventures.append(loaded)
+        opened.adventures[adventure.index] = loaded
         opened.sources.update(loaded.sources)
         opened.diagnostics += loaded.diagnostics
         if opened.sheet is None or loaded.rules is None or not loaded.rules.ok or loaded.scenario is None:

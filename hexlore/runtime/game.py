@@ -195,14 +195,14 @@ class Game:
             if sym is None:
                 guess = did_you_mean(str(value), rules.symbols)
                 problem(f"no tag or enum value named '{value}' in the packs",
-                    hint=f"did you mean '{guess}'?" if guess else None)
+                        hint=f"did you mean '{guess}'?" if guess else None)
             return sym
         if name.startswith("enum:"):
             sym = rules.symbols.get(str(value))
             if sym is None or sym.group != name[5:]:
                 options = [s.name for s in rules.enums.get(name[5:], ())]
                 problem(f"'{value}' is not a value of {name[5:]}",
-                    hint=f"one of: {', '.join(options)}")
+                        hint=f"one of: {', '.join(options)}")
             return sym
         if name == "hex":
             try:
@@ -214,14 +214,14 @@ class Game:
             side = self.state.side(str(value))
             if side is None:
                 problem(f"no side named '{value}'", code=UNKNOWN_IN_TEST,
-                    hint=_guess(str(value), [s.name for s in self.state.sides]))
+                        hint=_guess(str(value), [s.name for s in self.state.sides]))
             return side
         if name == "unit":
             unit = self.state.units.get(str(value))
             if unit is None:
                 guess = did_you_mean(str(value), self.state.units)
                 problem(f"no unit with id '{value}'", code=UNKNOWN_IN_TEST,
-                    hint=f"did you mean '{guess}'?" if guess else None)
+                        hint=f"did you mean '{guess}'?" if guess else None)
             return unit
         kind = "unit" if name == "unit_type" else name
         d = rules.definitions.get(str(value))
