@@ -15,7 +15,7 @@ from .compiler import RuleSet, compile_packs
 from .compiler.packs import PackLoader, bundled_rules_root
 from .dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
 from .runtime.game import Game, GameResult, RuntimeRuleError
-from .runtime.scenario import Scenario, load_scenario
+from .runtime.scenario import NOT_A_SCENARIO, Scenario, load_scenario
 from .runtime.scenario_checks import check_against_rules
 from .runtime.testing import TestOutcome, run_scenario_tests
 
@@ -171,6 +171,17 @@ def open_scenario(name: str) -> Loaded:
     if path is None:
         return Loaded(None, None, [error(NO_SUCH_FILE, f"no scenario file '{name}'", name, Span(),
                                          f"bundled scenarios are in {bundled_scenarios_root()}")])
+    kind = _yaml_kind(str(path))
+    if kind != "scenario":  # a campaign file or a sheet given where a scenario is wanted
+        hint = ("play a campaign with 'hexlore campaign FILE'" if kind == "campaign" else
+                "a sheet is played through the campaign that names it: 'hexlore campaign CAMPAIGN'")
+        loaded = Loaded(None, None, [error(NOT_A_SCENARIO, f"this is a {kind} file, not a scenario", str(path),
+                                           Span(), hint)])
+        try:
+            loaded.sources[str(path)] = Source.from_file(path)
+        except (OSError, UnicodeDecodeError):
+            pass
+        return loaded
     scenario, diags = load_scenario(path, partial=True)
     loaded = Loaded(scenario, None, list(diags))
     if scenario is None:
@@ -235,11 +246,29 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
         diagnostics.extend(rules.diagnostics)
         sources.update(rules.sources)
     for s in scenarios:
-        loaded = open_scenario(s)
-        sources.update(loaded.sources)
+        kind = _yaml_kind(s)
+        if kind == "scenario":
+            loaded = open_scenario(s)
+            found, more = loaded.diagnostics, loaded.sources
+        else:  # campaign files and sheets (docs/campaigns.md)
+            from . import campaign
+
+            found, more = (campaign.check_campaign if kind == "campaign" else campaign.check_sheet)(s)
+        sources.update(more)
         # a scenario's packs may lie outside the checked paths: keep their findings (deduplicated below)
-        diagnostics.extend(loaded.diagnostics)
+        diagnostics.extend(found)
     return unique_diagnostics(diagnostics), sources
+
+
+def _yaml_kind(path: str) -> str:
+    """``scenario``, ``campaign`` or ``sheet``: what a YAML file is, from its top-level format key."""
+    from .runtime.campaign_files import file_kind
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return "scenario"  # the scenario loader reports why it cannot be read
+    return file_kind(text)
 
 
 def run(name: str, seed: int | None = None, log_file=None, max_rounds: int | None = None,
@@ -268,6 +297,8 @@ def test(paths: list[str]) -> tuple[list[TestOutcome], list[Diagnostic], dict]:
     diagnostics: list[Diagnostic] = []
     sources: dict = {}
     for f in files:
+        if _yaml_kind(f) != "scenario":
+            continue  # campaign files and sheets hold no tests
         loaded = open_scenario(f)
         sources.update(loaded.sources)
         if not loaded.ok:
@@ -399,3 +430,22 @@ def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", s
                              **stats.summarize(results[1], vsides, stats.fielded(variant.scenario))}
         report["comparison"] = stats.compare(results[0], results[1], sides)
     return report, [], loaded.sources
+
+
+# ---------------------------------------------------------------- campaigns
+__all__ += ["campaign"]
+
+
+def campaign(path: str, seed: int | None = None, adventure: int | None = None, log_file=None, on_result=None):
+    """Play a campaign (docs/campaigns.md); returns ``(results | None, diagnostics, sources)``.
+
+    Plays the adventures the sheet's history does not list yet, in order, or only the
+    ``adventure``-th (from 1); the sheet is rewritten atomically after each. ``seed``
+    overrides every adventure's seed. ``results`` is None when the campaign, its sheet or an
+    adventure has problems (nothing is played); a rule failing stops the campaign with its
+    diagnostic, the adventures before it saved. An adventure number the campaign does not
+    have raises :class:`hexlore.campaign.CampaignUsageError`.
+    """
+    from .campaign import play_campaign
+
+    return play_campaign(path, seed=seed, adventure=adventure, log_file=log_file, on_result=on_result)

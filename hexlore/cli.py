@@ -1,4 +1,4 @@
-"""The ``hexlore`` command: check, run, test and graph.
+"""The ``hexlore`` command: check, run, test, graph and campaign.
 
 Exit codes: 0 clean, 1 findings (errors, failed tests, a rule failing at run time),
 2 usage error (click's own code for bad options and missing files).
@@ -44,7 +44,7 @@ def main() -> None:
 @click.option("-o", "--output", type=click.File("w", encoding="utf-8", lazy=True), default=None,
               help="Write the report to this file instead of standard output.")
 def check(paths: tuple[str, ...], fmt: str, strict: bool, output) -> None:
-    """Check rule packs (.lore) and scenarios (.yaml), reporting every problem.
+    """Check rule packs (.lore), scenarios, campaigns and sheets (.yaml), reporting every problem.
 
     Exit code 0: nothing failed; 1: errors (or warnings, with --strict); 2: misuse.
     """
@@ -141,6 +141,54 @@ def graph(packs: tuple[str, ...], fmt: str) -> None:
         for e in data["edges"]:
             if e["from"] in ids and e["to"] in ids:
                 click.echo(f'  {ids[e["from"]]} -->|{e["kind"]}| {ids[e["to"]]}')
+
+
+@main.command(name="campaign")
+@click.argument("campaign_file", metavar="CAMPAIGN", type=click.Path(exists=True, dir_okay=False))
+@click.option("--seed", type=int, default=None, help="Seed for every adventure played (default: each its own).")
+@click.option("--adventure", type=click.IntRange(min=1), default=None,
+              help="Play only this adventure (1 = the first), even if the sheet's history lists it.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the event logs (JSON lines, one header line per adventure) to this file.")
+def campaign_command(campaign_file: str, seed: int | None, adventure: int | None, log_path: str | None) -> None:
+    """Play the adventures of CAMPAIGN not yet in its sheet's history, saving the sheet after each.
+
+    Exit code 0: played (or nothing left to play); 1: problems in the files or a rule failing
+    (the adventures before it stay saved); 2: misuse.
+    """
+    from rich.markup import escape
+
+    from .campaign import CampaignUsageError
+
+    console = Console(highlight=False, soft_wrap=True)  # one line per unit, however long
+
+    def shown(value) -> str:
+        return escape("none" if value is None else json.dumps(value, ensure_ascii=False).strip('"')
+                      if not isinstance(value, list) else "[" + ", ".join(shown(v) for v in value) + "]")
+
+    def summary(r) -> None:
+        console.print(f"[bold]adventure {r.number}: {escape(r.name)}[/bold] (seed {r.seed}) "
+                      f"[bold]winner:[/bold] {escape(r.winner or 'none (draw)')}")
+        for uid, changed in r.changes.items():
+            text = ", ".join(f"{escape(f)} {shown(a)} -> {shown(b)}" for f, (a, b) in changed.items())
+            console.print(f"  {escape(uid)}: {text or 'no change'}")
+
+    log_file = open(log_path, "w", encoding="utf-8", newline="\n") if log_path else None
+    try:
+        results, diagnostics, sources = api.campaign(campaign_file, seed=seed, adventure=adventure,
+                                                     log_file=log_file, on_result=summary)
+    except CampaignUsageError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--adventure'") from exc
+    finally:
+        if log_file:
+            log_file.close()
+    if diagnostics:
+        sys.exit(_print_diagnostics(diagnostics, sources, "text") or 1)
+    if not results:
+        console.print("every adventure is in the sheet's history: nothing left to play "
+                      "(--adventure K plays one again)")
+    elif log_path:
+        console.print(f"event log: {log_path}")
 
 
 # exact odds and balance sweeps live in their own module

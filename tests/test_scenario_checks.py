@@ -258,3 +258,17 @@ def test_a_folder_walk_skips_hidden_files_and_schema_folders(tmp_path):
     (tmp_path / "broken.yaml").write_text("hexlore: 1\n", encoding="utf-8")
     diagnostics, _ = api.check([str(tmp_path)])
     assert {Path(d.file).name for d in diagnostics} == {"broken.yaml"}
+
+
+def test_occupancy_is_not_asked_of_units_off_the_board(tmp_path):
+    # a hiker may stand nowhere: only the units on a hex are reported, not the reserve
+    scenario = _write(tmp_path, "function may_occupy(u: unit, h: hex) -> bool = u.floats")
+    text = scenario.read_text(encoding="utf-8").replace(
+        "  - {id: walker, type: hiker, side: east, hex: A1}\n",
+        "  - {id: walker, type: hiker, side: east, hex: A1}\n  - {id: reserve, type: hiker, side: east}\n"
+        "  - {id: later, type: hiker, side: west, hex: null}\n")
+    scenario.write_text(text, encoding="utf-8")
+    diagnostics, _ = api.check([str(scenario)])
+    assert [(d.code, d.message) for d in diagnostics] == [
+        ("S107", "unit 'walker' (hiker) may not occupy A1 (dry)"),
+        ("S107", "unit 'walker' (hiker) may not occupy C2 (deep)")]

@@ -185,7 +185,7 @@ def test_all_schema_errors_reported_in_order():
     _, diags = load(text)
     assert [d.code for d in diags] == ["S003", "S003"]
     assert diags[0].span.line < diags[1].span.line
-    assert diags[1].message == "expected a string here, got the integer 7"
+    assert diags[1].message == "expected a string or null here, got the integer 7"
 
 
 @pytest.mark.parametrize("bad", [

@@ -7,6 +7,7 @@ lowered by :mod:`.lower`.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from ..dsl import ast
@@ -23,8 +24,12 @@ from .types import ANY, INT, Type
 MISSING_FIELD = "C013"
 BAD_GAME = "C014"
 RECURSION = "C015"
+CAMPAIGN_KIND = "C018"
 
-GAME_BLOCKS = ("setup", "round", "end")
+#: ``aftermath`` runs only in a campaign, once the game is over (hexlore/campaign.py)
+GAME_BLOCKS = ("setup", "round", "end", "aftermath")
+#: the kinds whose fields may be campaign fields (a sheet lists units)
+CAMPAIGN_KINDS = ("unit",)
 GAME_SETTINGS = {"max_rounds": INT, "default_terrain": Type("terrain")}
 
 
@@ -120,6 +125,13 @@ def declare(loaded: LoadedPacks) -> RuleSet:
             lowerer.skipped.update(f.name for f in decl.fields)
             continue
         ctx = ctx_for(pack, file)
+        campaign = getattr(decl, "campaign", False)
+        if campaign and decl.name not in CAMPAIGN_KINDS:
+            diags.append(error(CAMPAIGN_KIND, f"campaign fields are unit fields; '{decl.name}' cannot have them",
+                               file, decl.name_span,
+                               f"a campaign sheet keeps units only: write 'campaign fields unit {{ … }}', or "
+                               f"make these ordinary fields with 'fields {decl.name} {{ … }}'"))
+            campaign = False  # still declared, as ordinary fields, so their uses are not errors too
         for f in decl.fields:
             if f.name in kind.fields:
                 first = kind.fields[f.name].origin
@@ -127,7 +139,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                                    f"({first.file}:{first.span.line})", file, f.span))
                 continue
             kind.fields[f.name] = FieldSpec(f.name, lowerer.resolve_type(ctx, f.type), None, origin(file, f),
-                                            pack=pack)
+                                            pack=pack, campaign=campaign)
     for name, decl, pack, file in decls_in_order:
         ctx = ctx_for(pack, file)
         if isinstance(decl, ast.EventDecl):
@@ -176,7 +188,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                 continue
             value, t = lowerer.expr(ctx, Scope(), f.default)
             lowerer.expect(ctx, spec.type, t, f.default.span, f"the default of field '{f.name}'")
-            kind.fields[f.name] = FieldSpec(f.name, spec.type, value, spec.origin, pack=spec.pack)
+            kind.fields[f.name] = dataclasses.replace(spec, default=value)
     for name, decl, pack, file in decls_in_order:
         ctx = ctx_for(pack, file, pure=True, what="a declaration")
         if isinstance(decl, ast.OptionDecl):

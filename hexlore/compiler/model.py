@@ -59,6 +59,8 @@ class FieldSpec:
     builtin: bool = False
     #: the pack that declared the field: only definitions of packs that see it must set it
     pack: str = ""
+    #: declared with ``campaign fields``: a campaign loads it from a sheet and writes it back
+    campaign: bool = False
 
 
 @dataclass

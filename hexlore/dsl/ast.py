@@ -251,9 +251,14 @@ class KindDecl(Decl):
 
 @dataclass(frozen=True, slots=True)
 class FieldsDecl(Decl):
-    """``fields unit { ... }`` adds fields to an existing kind (name = the kind)."""
+    """``fields unit { ... }`` adds fields to an existing kind (name = the kind).
+
+    ``campaign fields unit { ... }`` sets ``campaign``: the fields are ordinary fields in the
+    rules, but a campaign loads their values from a sheet and writes them back after a game.
+    """
 
     fields: tuple[FieldDecl, ...]
+    campaign: bool = field(default=False, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -162,6 +162,12 @@ class _Builder(Transformer):
     def fields_decl(self, meta, name, *fields):
         return ast.FieldsDecl(str(name), tuple(fields), span=_span(meta), name_span=_span(name))
 
+    def campaign_fields_decl(self, meta, name, *fields):
+        return ast.FieldsDecl(str(name), tuple(fields), campaign=True, span=_span(meta), name_span=_span(name))
+
+    def kind_name(self, meta, token):
+        return token
+
     def field_decl(self, meta, name, type_, default):
         return ast.FieldDecl(str(name), type_, default, span=_span(name))
 

@@ -50,7 +50,10 @@ STATEMENT_KEYWORDS = ("let", "if", "else", "for", "each", "repeat", "break", "st
                       "return", "emit", "choose", "ask")
 #: words that may start a line after which parsing can resume
 _SYNC_KEYWORDS = frozenset(DECLARATION_KEYWORDS + ("let", "if", "else", "for", "repeat", "break",
-                                                   "stop", "return", "emit", "face", "faces"))
+                                                   "stop", "return", "emit", "face", "faces",
+                                                   "campaign"))
+#: sync words that are also ordinary names where the grammar does not expect them
+_NAME_TOO = ("face", "faces", "campaign")
 _PUNCTUATION = {"LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['",
                 "RSQB": "']'", "NAME": "a name", "INT": "a number", "STRING": "a string",
                 "$END": "end of file", "ASSIGN_OP": "'=', '+=' or '-='", "COMP_OP": "a comparison",
@@ -232,7 +235,7 @@ def _token_at(parser: Lark, text: str, offset: int) -> list[Token]:
     out = []
     if word in _SYNC_KEYWORDS and word in keyword_terminals(parser):
         out.append(make(keyword_terminals(parser)[word], word))
-    if word not in _SYNC_KEYWORDS or word in ("face", "faces"):
+    if word not in _SYNC_KEYWORDS or word in _NAME_TOO:
         out.append(make("NAME", word))
     return out
 

@@ -263,6 +263,9 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         h = need_hex(h)
         if h not in board:
             raise RuleError(f"hex {h} is not on the board")
+        if not u.alive:
+            raise RuleError(f"unit '{u.id}' was eliminated: it cannot be moved back onto the board",
+                            hint="set_aside(u) takes a unit off the board and keeps it alive")
         state.place(u, h)
 
     def remove_unit(unit):
@@ -271,10 +274,17 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         u.alive = False
 
     def set_aside(unit):
+        """Off the board but alive: a reserve, a unit carried by another, one waiting to deploy."""
         state.place(need_unit(unit), None)
 
     def roster(side):
+        # state.units keeps the order units were created in: the scenario's, then a campaign's
         return [u for u in state.units.values() if u.side is side]
+
+    def game_over_already(what):
+        if state.over:
+            raise RuleError(f"{what}: the game is already over and its result is final",
+                            hint="a campaign's 'aftermath' block runs after the end; read winner() there")
 
     def begin_turn(side):
         state.game["turn"] += 1
@@ -283,12 +293,14 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
     def win(side):
         if not isinstance(side, Side):
             raise RuleError(f"win needs a side, got {side!r}")
+        game_over_already("win")
         state.winner = side
         state.over = True
         game.record({"type": "end", "winner": side.name})
         raise GameOver()
 
     def draw_game():
+        game_over_already("draw_game")
         state.over = True
         game.record({"type": "end", "winner": None})
         raise GameOver()
@@ -319,8 +331,8 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         "units_in": units_in, "unit_at": unit_at,
         "occupied": lambda h: bool(state.units_at(need_hex(h))),
         "friends": friends, "enemies": enemies, "sides": lambda: list(state.sides),
-        "opponent": opponent, "move": move, "remove_unit": remove_unit, "begin_turn": begin_turn,
-        "set_aside": set_aside, "roster": roster, "winner": lambda: state.winner,
+        "opponent": opponent, "move": move, "remove_unit": remove_unit, "set_aside": set_aside,
+        "roster": roster, "winner": lambda: state.winner, "begin_turn": begin_turn,
         "win": win, "draw_game": draw_game, "text": text,
         **geometry,
     }

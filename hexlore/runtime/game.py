@@ -17,6 +17,7 @@ from ..compiler.model import DefinitionSpec, RuleSet, Symbol
 from ..compiler.types import Type
 from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
 from .builtins import make_builtins
+from .cast import Cast, add_campaign_units
 from .dice import DiceSource, ForcedRollError, Roller
 from .grid import Hex
 from .interpreter import GameOver, Linker, RuleError, run_body
@@ -70,12 +71,13 @@ class Game:
     def __init__(self, rules: RuleSet, scenario, seed: int | None = None,
                  decisions: dict | None = None, forced_dice: list | None = None,
                  log_file: IO[str] | None = None, policies: dict[str, str] | None = None,
-                 tolerate_problems: bool = False, roller: DiceSource | None = None):
+                 tolerate_problems: bool = False, roller: DiceSource | None = None, cast: Cast | None = None):
         """Set the game up; a scenario that does not fit the packs raises :class:`ScenarioError`.
 
         With ``tolerate_problems`` the game is built anyway around what does not fit, and the
         problems are left in ``self.problems``: the scenario checker uses this to report them
-        all and to go on checking the position.
+        all and to go on checking the position. ``cast``: units a campaign adds from its sheet
+        (off the board, after the scenario's units; see :mod:`.cast`).
         """
         if not rules.ok:
             raise ValueError("rules have errors; compile them cleanly first")
@@ -101,6 +103,9 @@ class Game:
         problems: list[Diagnostic] = []
         self._setup_constants(problems)
         self._setup_state(problems, policies or {})
+        self.cast = cast
+        if cast is not None:
+            add_campaign_units(self, cast, problems)
         self.problems = problems
         if problems and not tolerate_problems:
             raise ScenarioError(problems)
@@ -113,14 +118,17 @@ class Game:
     def const(self, node: ir.X):
         return self.linker.x(node)({})
 
-    def _problem(self, problems, message, *path, hint=None, code=WRONG_VALUE, key=False):
-        """A problem at a YAML node of the scenario (at its key, for names that are keys)."""
-        sc = self.scenario
+    def _problem(self, problems, message, *path, hint=None, code=WRONG_VALUE, key=False, doc=None):
+        """A problem at a YAML node of the scenario (at its key, for names that are keys).
+
+        ``doc``: another loaded file the value comes from (a campaign sheet), else the scenario.
+        """
+        sc = self.scenario if doc is None else doc
         if key and hasattr(sc, "key_span_of"):
             span = sc.key_span_of(*path)
         else:
             span = sc.span_of(*path) if hasattr(sc, "span_of") else Span()
-        problems.append(error(code, message, self.scenario.path, span, hint))
+        problems.append(error(code, message, sc.path, span, hint))
 
     def _setup_constants(self, problems) -> None:
         rules = self.rules
@@ -155,10 +163,11 @@ class Game:
             self._def_values[d.name] = values
         return values
 
-    def convert(self, value, t: Type, problems, path, key: bool = False):
+    def convert(self, value, t: Type, problems, path, key: bool = False, doc=None):
         """A scenario value (YAML scalar or list) as a runtime value of type ``t``.
 
         ``key``: the value is a mapping key (a card of a deck), so problems point at the key.
+        ``doc``: the file the value was written in, when it is not the scenario (a sheet).
         """
         rules = self.rules
         if value is None:
@@ -167,14 +176,18 @@ class Game:
         if name == "list":
             if not isinstance(value, list):
                 value = [value]
-            return [self.convert(v, t.item or Type("any"), problems, path, key) for v in value]
+            return [self.convert(v, t.item or Type("any"), problems, path, key, doc) for v in value]
+
+        def problem(message, **kw):
+            self._problem(problems, message, *path, key=key, doc=doc, **kw)
+
         if name in ("int",):
             if isinstance(value, bool) or not isinstance(value, int):
-                self._problem(problems, f"expected an integer, got {value!r}", *path, key=key)
+                problem(f"expected an integer, got {value!r}")
             return value
         if name == "bool":
             if not isinstance(value, bool):
-                self._problem(problems, f"expected true or false, got {value!r}", *path, key=key)
+                problem(f"expected true or false, got {value!r}")
             return value
         if name in ("text", "any"):
             return value
@@ -182,42 +195,42 @@ class Game:
             sym = rules.symbols.get(str(value))
             if sym is None:
                 guess = did_you_mean(str(value), rules.symbols)
-                self._problem(problems, f"no tag or enum value named '{value}' in the packs", *path, key=key,
-                              hint=f"did you mean '{guess}'?" if guess else None)
+                problem(f"no tag or enum value named '{value}' in the packs",
+                        hint=f"did you mean '{guess}'?" if guess else None)
             return sym
         if name.startswith("enum:"):
             sym = rules.symbols.get(str(value))
             if sym is None or sym.group != name[5:]:
                 options = [s.name for s in rules.enums.get(name[5:], ())]
-                self._problem(problems, f"'{value}' is not a value of {name[5:]}", *path, key=key,
-                              hint=f"one of: {', '.join(options)}")
+                problem(f"'{value}' is not a value of {name[5:]}",
+                        hint=f"one of: {', '.join(options)}")
             return sym
         if name == "hex":
             try:
                 return self.state.board.parse_label(str(value))
             except ValueError as exc:
-                self._problem(problems, str(exc), *path, key=key, code=HEX_NOT_ON_BOARD)
+                problem(str(exc), code=HEX_NOT_ON_BOARD)
                 return None
         if name == "side":
             side = self.state.side(str(value))
             if side is None:
-                self._problem(problems, f"no side named '{value}'", *path, key=key, code=UNKNOWN_IN_TEST,
-                              hint=_guess(str(value), [s.name for s in self.state.sides]))
+                problem(f"no side named '{value}'", code=UNKNOWN_IN_TEST,
+                        hint=_guess(str(value), [s.name for s in self.state.sides]))
             return side
         if name == "unit":
             unit = self.state.units.get(str(value))
             if unit is None:
                 guess = did_you_mean(str(value), self.state.units)
-                self._problem(problems, f"no unit with id '{value}'", *path, key=key, code=UNKNOWN_IN_TEST,
-                              hint=f"did you mean '{guess}'?" if guess else None)
+                problem(f"no unit with id '{value}'", code=UNKNOWN_IN_TEST,
+                        hint=f"did you mean '{guess}'?" if guess else None)
             return unit
         kind = "unit" if name == "unit_type" else name
         d = rules.definitions.get(str(value))
         if d is None or d.kind != kind:
             names = [x.name for x in rules.definitions_of(kind)]
             guess = did_you_mean(str(value), names)
-            self._problem(problems, f"no {kind} named '{value}' in the packs", *path, key=key, code=UNKNOWN_DEFINITION,
-                          hint=f"did you mean '{guess}'?" if guess else f"known: {', '.join(names[:12])}")
+            problem(f"no {kind} named '{value}' in the packs", code=UNKNOWN_DEFINITION,
+                    hint=f"did you mean '{guess}'?" if guess else f"known: {', '.join(names[:12])}")
         return d
 
     def _setup_state(self, problems, policies: dict[str, str]) -> None:
@@ -439,6 +452,13 @@ class Game:
         if game is None or name not in game.blocks:
             return
         run_body(self.linker.block(game.blocks[name]), {})
+
+    def aftermath(self) -> None:
+        """Run the game's ``aftermath`` block, once the game is over (a campaign does, before it
+        writes its sheet; ``play`` does not). Rule failures raise :class:`RuntimeRuleError`."""
+        if not self.state.over:
+            raise ValueError("the aftermath comes after the game: play it first")
+        self.guarded(self.run_block, "aftermath")
 
     def play(self, max_rounds: int | None = None) -> GameResult:
         """Play to the end: setup, then rounds until a side wins or the round limit."""

@@ -65,8 +65,9 @@ class UnitPlacement:
     """A unit as the scenario places it; ``span`` covers its YAML mapping.
 
     ``index`` is its position in ``units:`` (items with errors may be left out of a partial
-    scenario, so list positions and YAML positions can differ). ``hex`` is ``None`` only in
-    a partial scenario, when the label did not parse.
+    scenario, so list positions and YAML positions can differ). ``hex`` is ``None`` when the
+    unit starts off the board (``off_board``: no hex, or ``hex: null``) and, in a partial
+    scenario, when the label did not parse.
     """
 
     id: str
@@ -76,6 +77,7 @@ class UnitPlacement:
     fields: dict
     span: Span
     index: int = -1
+    off_board: bool = False
 
 
 @dataclass(frozen=True)
@@ -176,27 +178,30 @@ class Scenario:
 # ---------------------------------------------------------------------------
 
 
-def _schema_path() -> Path:
-    """The installed wheel ships scenarios as ``hexlore.scenarios``; a checkout has them at the root."""
+def _schema_path(name: str = "scenario.schema.json") -> Path:
+    """The installed wheel ships scenarios as ``hexlore.scenarios``; a checkout has them at the root.
+
+    ``name``: the schema file (scenarios, campaign sheets and campaigns each have one).
+    """
     import hexlore
 
     candidates: list[Path] = []
     pkg_file = getattr(hexlore, "__file__", None)
     if pkg_file:
-        candidates.append(Path(pkg_file).parent / "scenarios" / "schema" / "scenario.schema.json")
+        candidates.append(Path(pkg_file).parent / "scenarios" / "schema" / name)
     # Namespace package (no __init__.py): look at each of its directories.
     for entry in getattr(hexlore, "__path__", []):
-        candidates.append(Path(entry) / "scenarios" / "schema" / "scenario.schema.json")
-    candidates.append(Path(__file__).resolve().parents[2] / "scenarios" / "schema" / "scenario.schema.json")
+        candidates.append(Path(entry) / "scenarios" / "schema" / name)
+    candidates.append(Path(__file__).resolve().parents[2] / "scenarios" / "schema" / name)
     for candidate in candidates:
         if candidate.is_file():
             return candidate
     return candidates[-1]
 
 
-@lru_cache(maxsize=1)
-def _cached_schema() -> str:
-    return _schema_path().read_text(encoding="utf-8")
+@lru_cache(maxsize=4)
+def _cached_schema(name: str = "scenario.schema.json") -> str:
+    return _schema_path(name).read_text(encoding="utf-8")
 
 
 def scenario_schema() -> dict:
@@ -364,8 +369,8 @@ def _at_parent(path: JsonPath, data: Any) -> Any:
 
 
 class _SchemaReporter:
-    def __init__(self, file: str, idx: _SpanIndexer, data: Any, root: dict):
-        self.file, self.idx, self.data, self.root = file, idx, data, root
+    def __init__(self, file: str, idx: _SpanIndexer, data: Any, root: dict, what: str = "scenario"):
+        self.file, self.idx, self.data, self.root, self.what = file, idx, data, root, what
 
     def span(self, path: JsonPath) -> Span:
         return _lookup(self.idx.spans, path)
@@ -415,8 +420,8 @@ class _SchemaReporter:
             hint = f"did you mean {guess!r}?" if guess else None
         elif kind == "const":
             message = f"expected {json.dumps(want)} here, got {_describe(value)}"
-            if path == ("hexlore",):
-                hint = "this version of hexlore reads scenario format 1"
+            if len(path) == 1 and str(path[0]).startswith("hexlore"):  # the format key
+                hint = f"this version of hexlore reads {self.what} format 1"
         elif kind == "minItems":
             count = len(value) if isinstance(value, list) else 0
             noun = "item" if want == 1 else "items"
@@ -653,7 +658,7 @@ class _Builder:
         sides, side_names = self.sides(board)
         units, unit_ids = self.units(board, side_names)
         starts = {u.id: u.hex for u in units if u.hex is not None}
-        if len(starts) < len(unit_ids.names):
+        if len(starts) + sum(u.off_board for u in units) < len(unit_ids.names):
             starts = None  # some starting hexes are unknown: stacking after 'given' is not checkable
         tests: list[ScenarioTest] = []
         raw_tests = d.get("tests")
@@ -758,7 +763,8 @@ class _Builder:
             if side_names.lacks(u["side"]):
                 self.fail(UNKNOWN_SIDE, unknown_side_message(uid, u["side"]), ("units", i, "side"),
                           _guess_hint(u["side"], side_names.names, "sides are: "))
-            h = self.hex(board, u["hex"], ("units", i, "hex"))
+            off_board = u.get("hex") is None  # a reserve: alive, off the board until the rules place it
+            h = None if off_board else self.hex(board, u["hex"], ("units", i, "hex"))
             if h is not None:
                 if h in occupied:
                     self.fail(STACKED, f"units {occupied[h]!r} and {uid!r} are both on {u['hex']}",
@@ -767,7 +773,7 @@ class _Builder:
                     occupied[h] = uid
             units.append(UnitPlacement(uid, u["type"], u["side"], h,
                                        dict(self.optional(u, ("units", i), "fields", {})),
-                                       self.span("units", i), index=i))
+                                       self.span("units", i), index=i, off_board=off_board))
         return units, known
 
     def unknown(self, kind: str, name: str, known: NameSet, path: JsonPath) -> None:
@@ -818,7 +824,8 @@ class _Builder:
     def stacked_after_given(self, board: Board, starts: dict[str, Hex], given: dict,
                             moved: dict[str, JsonPath]) -> None:
         """Two units on one hex once a test's ``given`` has moved them: the test could never run."""
-        positions = dict(starts)
+        positions = {uid: h for uid, h in starts.items()
+                     if not ("hex" in given.get(uid, {}) and given[uid]["hex"] is None)}  # set aside
         for uid in moved:
             positions[uid] = given[uid]["hex"]
         here: dict[Hex, list[str]] = {}
