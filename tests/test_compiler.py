@@ -107,7 +107,9 @@ def test_event_trigger_graph(battlelore):
     assert ("trigger:critical_hit", "event:hit", "listens") in edges
     assert ("trigger:critical_hit", "event:critical_roll", "emits") in edges
     assert ("trigger:trample", "event:hit", "emits") in edges
-    assert ("procedure:strike", "event:attack", "emits") in edges
+    assert ("procedure:strike", "procedure:strike_dice", "calls") in edges
+    assert ("procedure:strike_dice", "event:attack", "emits") in edges
+    assert ("procedure:strike", "event:flags", "emits") in edges
     assert ("procedure:melee_attack", "procedure:strike", "calls") in edges
     assert data["dispatch"]["hit"]["instead"] == ["critical_hit"]
     assert data["dispatch"]["hit"]["on"] == ["figure_losses"]
