@@ -216,3 +216,23 @@ procedure look() "test entry" { emit seen(side: winner()) }
     game.state.winner = game.state.side("south")
     game.call_procedure("look", [])
     assert [e["args"]["side"] for e in game.log if e.get("event") == "seen"] == [None, "south"]
+
+
+def test_set_terrain_changes_a_hex_for_every_later_rule(tmp_path, ford):
+    rules = compile_text(tmp_path, """
+pack new_ground
+use battlelore.creatures
+event seen(terrain: terrain, stops: bool) "the hex's terrain as the rules see it"
+procedure build(h: hex) "test entry" {
+  emit seen(terrain: h.terrain, stops: stops_at(first(units()), h))
+  set_terrain(h, forest)
+  emit seen(terrain: h.terrain, stops: stops_at(first(units()), h))
+}
+""")
+    assert rules.ok, [d.headline() for d in rules.diagnostics]
+    game = Game(rules, ford, seed=1)
+    h = game.state.board.parse_label("F5")
+    game.call_procedure("build", [h])
+    assert [e["args"] for e in game.log if e.get("event") == "seen"] == [
+        {"terrain": "plain", "stops": False}, {"terrain": "forest", "stops": True}]
+    assert game.state.hex_fields[h]["terrain"].name == "forest"
