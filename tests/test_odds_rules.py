@@ -103,7 +103,8 @@ def test_the_two_spider_forms_agree_where_no_retreat_can_be_blocked():
 # A red foot troop (4 dice, counts bonus strikes) attacks a green foot troop (4 figures) in
 # melee. Hits on green: green helmet or bonus strike (2/6); flags 1/6. Each flag not ignored
 # retreats the target one row toward its edge; rows it cannot go are figures lost. A target
-# that survives and holds its hex battles back with 2 dice: hits on red (1/6), flags 1/6 push
+# that survives, holds its hex and was not forced to retreat (a blocked retreat is forced
+# too: 002 VII read a contrario) battles back with 2 dice: hits on red (1/6), flags 1/6 push
 # the attacker back toward its own edge (rows 9 - its row available).
 
 def troop_model(row: int, supported: bool, policy: str) -> dict:
@@ -132,6 +133,9 @@ def troop_model(row: int, supported: bool, policy: str) -> dict:
                 continue
             if moved > 0:
                 add(dist, (left, row - moved, 4, arow), p * q)
+                continue
+            if flags > ignored:  # forced to retreat, blocked on its hex: no battle back
+                add(dist, (left, row, 4, arow), p * q)
                 continue
             backs = [(Fraction(1), True)] if policy != "random" else [(Fraction(1, 2), True), (Fraction(1, 2), False)]
             for q2, back in backs:

@@ -241,3 +241,23 @@ spell fire "Fire" is costly { }
     game.call_procedure("look", [])
     assert [e["args"] for e in game.log if e.get("event") == "seen"] == [
         {"same": True, "cost": 6, "costly": True, "listed": True}]
+
+
+def test_set_terrain_changes_a_hex_for_every_later_rule(tmp_path, ford):
+    rules = compile_text(tmp_path, """
+pack new_ground
+use battlelore.creatures
+event seen(terrain: terrain, stops: bool) "the hex's terrain as the rules see it"
+procedure build(h: hex) "test entry" {
+  emit seen(terrain: h.terrain, stops: stops_at(first(units()), h))
+  set_terrain(h, forest)
+  emit seen(terrain: h.terrain, stops: stops_at(first(units()), h))
+}
+""")
+    assert rules.ok, [d.headline() for d in rules.diagnostics]
+    game = Game(rules, ford, seed=1)
+    h = game.state.board.parse_label("F5")
+    game.call_procedure("build", [h])
+    assert [e["args"] for e in game.log if e.get("event") == "seen"] == [
+        {"terrain": "plain", "stops": False}, {"terrain": "forest", "stops": True}]
+    assert game.state.hex_fields[h]["terrain"].name == "forest"

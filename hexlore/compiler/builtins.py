@@ -130,6 +130,8 @@ BUILTINS: dict[str, Builtin] = {b.name: b for b in [
     _b("opponent", [("side", SIDE)], SIDE, doc="The next other side in turn order."),
     _b("move", [("unit", UNIT), ("h", HEX)], None, EFFECT, doc="Place the unit on the hex."),
     _b("remove_unit", [("unit", UNIT)], None, EFFECT, doc="Take the unit off the board."),
+    _b("set_terrain", [("h", HEX), ("terrain", Type("terrain"))], None, EFFECT,
+       doc="Give the hex another terrain (a piece placed or removed during play)."),
     _b("set_aside", [("unit", UNIT)], None, EFFECT,
        doc="Take the unit off the board without eliminating it: it stays alive, with no hex."),
     _b("roster", [("side", SIDE)], list_of(UNIT),

@@ -687,7 +687,7 @@ class Lowerer:
             return None
         if owner in BUILTIN_FIELDS and rest[-1] in BUILTIN_FIELDS[owner] and owner != "game":
             self.err(ctx, BAD_ASSIGN, f"'{rest[-1]}' of a {owner} is managed by the runtime", node.span,
-                     "use move(…), remove_unit(…) or begin_turn(…)")
+                     "use move(…), remove_unit(…), set_terrain(…) or begin_turn(…)")
             return None
         self.check_op(ctx, node, ft, vt)
         return ir.SetField(obj, rest[-1], owner, node.op, value, origin=o)

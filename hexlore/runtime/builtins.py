@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Callable
 
-from ..compiler.model import FaceSpec, Symbol
+from ..compiler.model import DefinitionSpec, FaceSpec, Symbol
 from . import grid, movement, sight
 from .interpreter import GameOver, RuleError
 from .state import Side, Unit
@@ -299,6 +299,14 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         game.record({"type": "end", "winner": side.name})
         raise GameOver()
 
+    def set_terrain(h, terrain):
+        h = need_hex(h)
+        if h not in board:
+            raise RuleError(f"set_terrain: {h!r} is not on the board")
+        if not isinstance(terrain, DefinitionSpec) or terrain.kind != "terrain":
+            raise RuleError(f"set_terrain needs a terrain, got {terrain!r}")
+        state.hex_fields[h]["terrain"] = terrain
+
     def draw_game():
         game_over_already("draw_game")
         state.over = True
@@ -331,7 +339,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         "units_in": units_in, "unit_at": unit_at,
         "occupied": lambda h: bool(state.units_at(need_hex(h))),
         "friends": friends, "enemies": enemies, "sides": lambda: list(state.sides),
-        "opponent": opponent, "move": move, "remove_unit": remove_unit, "set_aside": set_aside,
+        "opponent": opponent, "move": move, "remove_unit": remove_unit, "set_aside": set_aside, "set_terrain": set_terrain,
         "roster": roster, "winner": lambda: state.winner, "begin_turn": begin_turn,
         "win": win, "draw_game": draw_game, "text": text,
         **geometry,
