@@ -42,6 +42,10 @@ def check_battle(village, result, text: str) -> None:
     events = [e for e in entries if e["type"] == "event"]
     types = {u.id: u.type for u in village.scenario.units}
     assert result.rounds <= 5
+    # the battle starts with the action "Engager un combat": the raiders (south) engage the
+    # village's defenders (north) before anything else happens
+    assert events[0]["event"] == "sk_battle_engaged"
+    assert events[0]["args"] == {"attacker": "south", "defender": "north"}
     if result.winner is None:
         assert result.rounds == 5 and events[-1]["event"] == "sk_battle_over"
     else:
@@ -111,8 +115,8 @@ def test_coverage_cites_every_scenario_test_and_only_real_ones():
     import re
 
     text = (ROOT / "rules" / "skirmish" / "COVERAGE.md").read_text(encoding="utf-8")
-    cited = {(m.group(1), int(m.group(2))) for m in re.finditer(r"\b([RNO]):(\d+)", text)}
-    files = {"R": "rules.yaml", "N": "rounds.yaml", "O": "options.yaml"}
+    cited = {(m.group(1), int(m.group(2))) for m in re.finditer(r"\b([RNOA]):(\d+)", text)}
+    files = {"R": "rules.yaml", "N": "rounds.yaml", "O": "options.yaml", "A": "abilities.yaml"}
     actual = set()
     for key, name in files.items():
         loaded = open_scenario(str(ROOT / "scenarios" / "skirmish" / name))

@@ -59,7 +59,7 @@ def test_one_round_games_end_without_error(ruins, seed):
 
 
 # Issue #7: the scenario plays to the end over 1,000 seeds with random players. "The ruins" is
-# a short battle (2 rounds, 3 VP to win) so the 1,000 whole games take about 100 s of CPU; one
+# a short battle (2 rounds, 3 VP to win) so the 1,000 whole games take about 120 s of CPU; one
 # test loops over the seeds rather than 1,000 parametrized items.
 @pytest.mark.slow
 def test_whole_games_over_1000_seeds_end_without_error(ruins):

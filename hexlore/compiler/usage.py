@@ -24,7 +24,10 @@ UNUSED = "W004"
 
 #: Functions the runtime calls by name when a pack declares them (hooks), so never unused.
 OCCUPANCY_RULE = "may_occupy"
-RUNTIME_HOOKS = frozenset({OCCUPANCY_RULE})
+#: Two units on one hex: the movement built-ins let a unit cross and end on a hex where it
+#: may share with every other unit there (tokens, markers).
+SHARING_RULE = "may_share"
+RUNTIME_HOOKS = frozenset({OCCUPANCY_RULE, SHARING_RULE})
 
 
 #: where each kind of syntax node names a declaration (a name, or a tuple of names)

@@ -10,6 +10,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Callable
 
 from ..compiler.model import DefinitionSpec, FaceSpec, Symbol
+from ..compiler.usage import SHARING_RULE
 from . import grid, movement, sight
 from .interpreter import GameOver, RuleError
 from .state import Side, Unit
@@ -140,11 +141,23 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         return sorted(result, key=lambda h: (result[h][0], h.r, h.q))
 
     # -- movement: searches, teleport, forced moves (hexlore/runtime/movement.py)
+    def sharing(u):
+        """The pack's sharing rule for ``u`` (``may_share(u, other)``, a runtime hook), or None
+        when the packs declare none: then no two units ever stand on one hex after a move."""
+        if SHARING_RULE not in game.rules.functions:
+            return None
+        arity(SHARING_RULE, (2,), "(u: unit, other: unit) -> bool")
+        return lambda o: bool(game.call_function(SHARING_RULE, [u, o]))
+
     def occupancy(u, passes):
         """(may enter, may end) tests from who stands on a hex: other units block the end of
-        a move, and block passing unless passes(unit, other) says the unit may go through."""
+        a move, and block passing unless passes(unit, other) says the unit may go through.
+        Units the pack's sharing rule lets ``u`` stand with block neither."""
+        shares = sharing(u)
+
         def others(h):
-            return [o for o in state.units_at(h) if o is not u and o.alive]
+            return [o for o in state.units_at(h)
+                    if o is not u and o.alive and not (shares is not None and shares(o))]
 
         def may_pass(h):
             return all(game.call_function(passes, [u, o]) for o in others(h))
@@ -152,8 +165,18 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         return may_pass, (lambda h: not others(h))
 
     def hex_cost(u, cost, may_pass):
-        """Per-hex cost from a Lore function (negative: cannot enter), cached for one call."""
+        """Step cost from a Lore function (negative: cannot enter), cached for one call. The
+        function takes ``(unit, hex)``, or ``(unit, from, to)`` when the step itself matters
+        (a cliff between two hexes)."""
         cache = {}
+        if arity(cost, (2, 3), "(u: unit, h: hex) or (u: unit, from: hex, to: hex)") == 3:
+            def enter(frm, to):
+                key = (frm, to)
+                if key not in cache:
+                    c = game.call_function(cost, [u, frm, to])
+                    cache[key] = None if c is None or c < 0 or not may_pass(to) else int(c)
+                return cache[key]
+            return enter
 
         def enter(_frm, to):
             if to not in cache:
