@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 
@@ -159,3 +160,20 @@ def test_check_keeps_findings_of_packs_outside_the_checked_paths(tmp_path):
     assert result.exit_code == 1
     codes = [d["code"] for d in json.loads(result.output)["diagnostics"]]
     assert codes == ["C003"]
+
+
+def test_readme_heroes_commands_work_as_written(tmp_path, monkeypatch):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Heroes and campaigns", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"^(hexlore .+?|cp .+?)(?:\s+#.*)?$", section, re.M)
+    assert [c.split()[:2] for c in commands] == [["hexlore", "run"], ["cp", "-r"], ["hexlore", "campaign"]]
+    run = invoke(*commands[0].split()[1:])
+    assert run.exit_code == 0, run.output
+    assert "winner:" in run.output
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(ROOT / commands[1].split()[2], commands[1].split()[3])
+    played = invoke(*commands[2].split()[1:])
+    assert played.exit_code == 0, played.output
+    assert played.output.count("adventure ") >= 2  # both adventures played, each reported
+    again = invoke(*commands[2].split()[1:])  # nothing left to play: the sheet's history says so
+    assert again.exit_code == 0 and "adventure 1" not in again.output
