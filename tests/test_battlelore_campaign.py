@@ -19,13 +19,8 @@ Each step's rules are proven one by one, with forced dice, in
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
-import subprocess
-import sys
-import textwrap
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -33,6 +28,7 @@ import pytest
 import yaml
 
 from conftest import ROOT
+from midwrite import CHUNK, kill_mid_write
 from hexlore import api
 from hexlore.runtime.campaign_files import load_sheet
 
@@ -304,27 +300,6 @@ def test_creation_and_the_instructors_gift_as_the_campaign_plays_them(played):
 # saving the BattleLore sheet: a kill while writing leaves the previous sheet
 # ---------------------------------------------------------------------------
 
-_KILLED_CAMPAIGN = textwrap.dedent("""\
-    import sys, time
-    from pathlib import Path
-    from hexlore import api
-    from hexlore.runtime import campaign_files as cf
-
-    campaign, ready = sys.argv[1], sys.argv[2]
-    cf.CHUNK = 64
-    original = cf._write_chunk
-
-    def stalling(stream, data):
-        original(stream, data)
-        stream.flush()
-        Path(ready).write_text("first chunk written")
-        time.sleep(60)  # the parent kills the process here
-
-    cf._write_chunk = stalling
-    api.campaign(campaign)  # plays the adventure the sheet's history does not list, then saves
-    """)
-
-
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX signals")
 def test_a_campaign_killed_while_saving_the_battlelore_sheet_leaves_the_previous_sheet(played, tmp_path):
     _, sheets, _, done = played
@@ -333,25 +308,11 @@ def test_a_campaign_killed_while_saving_the_battlelore_sheet_leaves_the_previous
     found, diagnostics, _ = api.campaign(str(folder / CAMPAIGN), adventure=1)
     assert not diagnostics and len(found) == 1
     previous = (folder / SHEET).read_bytes()
-    script, ready = tmp_path / "writer.py", tmp_path / "ready"
-    script.write_text(_KILLED_CAMPAIGN, encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    child = subprocess.Popen([sys.executable, str(script), str(folder / CAMPAIGN), str(ready)], env=env, cwd=tmp_path)
-    try:
-        deadline = time.monotonic() + 60
-        while not ready.exists():
-            assert child.poll() is None, "the campaign ended before it wrote the sheet's first chunk"
-            assert time.monotonic() < deadline, "the campaign never started writing the sheet"
-            time.sleep(0.02)
-        [partial] = folder.glob(f".{SHEET}.*.tmp")
-        assert partial.stat().st_size == 64 < len(previous)  # killed in the middle of the new sheet
-        child.send_signal(signal.SIGKILL)
-        child.wait(timeout=10)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    assert child.returncode == -signal.SIGKILL
+    size = kill_mid_write(tmp_path, f"""
+        from hexlore import api
+        api.campaign({str(folder / CAMPAIGN)!r})  # plays the adventure the history lacks, then saves
+        """, folder, SHEET)
+    assert size == CHUNK < len(previous)  # killed in the middle of the new sheet
     assert (folder / SHEET).read_bytes() == previous
     sheet, diagnostics = load_sheet(folder / SHEET)
     assert not diagnostics and [u.id for u in sheet.units] == ["aldric", "brenna", "cador", "ysolde", "esme"]

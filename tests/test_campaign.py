@@ -7,13 +7,9 @@ are kept on a sheet); docs/campaigns.md walks through it.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
-import subprocess
-import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +17,7 @@ import yaml
 from click.testing import CliRunner
 
 from conftest import ROOT, compile_text
+from midwrite import CHUNK, kill_mid_write
 from hexlore import api
 from hexlore.campaign import CampaignUsageError, _cast, open_campaign
 from hexlore.cli import main
@@ -321,51 +318,16 @@ def test_a_rule_failing_in_the_aftermath_stops_the_campaign_and_leaves_the_sheet
 # saving atomically
 # ---------------------------------------------------------------------------
 
-_KILLED_WRITER = textwrap.dedent("""\
-    import sys, time
-    from pathlib import Path
-    from hexlore.runtime import campaign_files as cf
-
-    sheet, ready = sys.argv[1], sys.argv[2]
-    cf.CHUNK = 64
-    original = cf._write_chunk
-
-    def stalling(stream, data):
-        original(stream, data)
-        stream.flush()
-        Path(ready).write_text("first chunk written")
-        time.sleep(60)  # the parent kills the process here
-
-    cf._write_chunk = stalling
-    units = [{"id": f"u{i}", "type": "duellist", "fields": {"renown": i}} for i in range(50)]
-    cf.write_atomically(sheet, cf.dump_sheet(units, []))
-    """)
-
-
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX signals")
 def test_a_writer_killed_in_the_middle_of_a_sheet_leaves_the_old_sheet_intact(tmp_path):
     sheet = tmp_path / SHEET
     shutil.copy(PACK_DIR / SHEET, sheet)
     old = sheet.read_bytes()
-    script, ready = tmp_path / "writer.py", tmp_path / "ready"
-    script.write_text(_KILLED_WRITER, encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    child = subprocess.Popen([sys.executable, str(script), str(sheet), str(ready)], env=env, cwd=tmp_path)
-    try:
-        deadline = time.monotonic() + 30
-        while not ready.exists():
-            assert child.poll() is None, "the writer ended before its first chunk"
-            assert time.monotonic() < deadline, "the writer never wrote its first chunk"
-            time.sleep(0.01)
-        [partial] = tmp_path.glob(f".{SHEET}.*.tmp")
-        assert partial.stat().st_size == 64  # killed mid-write: one chunk of a longer text
-        child.send_signal(signal.SIGKILL)
-        child.wait(timeout=10)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    assert child.returncode == -signal.SIGKILL
+    size = kill_mid_write(tmp_path, f"""
+        units = [{{"id": f"u{{i}}", "type": "duellist", "fields": {{"renown": i}}}} for i in range(50)]
+        cf.write_atomically({str(sheet)!r}, cf.dump_sheet(units, []))
+        """, tmp_path, SHEET)
+    assert size == CHUNK  # killed mid-write: one chunk of a longer text
     assert sheet.read_bytes() == old
     loaded, diagnostics = load_sheet(sheet)
     assert not diagnostics and [u.id for u in loaded.units] == ["aldric", "brenna", "cador"]
