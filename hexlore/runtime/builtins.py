@@ -68,12 +68,23 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
     def toward_edge(h, side):
         return board.toward_edge(need_hex(h), side.edge)
 
+    edges: dict[str, frozenset] = {}  # the board never changes: each edge row is computed once
+
     def on_edge(h, side):
-        return need_hex(h) in board.edge(side.edge)
+        h = need_hex(h)
+        row = edges.get(side.edge)
+        if row is None:
+            row = edges[side.edge] = board.edge(side.edge)
+        return h in row
 
     def in_section(h, section):
         name = section.name if isinstance(section, Symbol) else str(section)
         return name in board.sections(need_hex(h))
+
+    def caller(fn):
+        """Function ``fn`` as a Python callable of an argument list, looked up once per built-in
+        call rather than at every hex (the same call as game.call_function)."""
+        return game.function_caller(fn)
 
     def arity(fn, allowed, shape):
         n = len(game._function(fn)[0])
@@ -83,13 +94,15 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
     def hex_test(fn, frm):
         """A pack predicate as a Python one: ``fn(h)``, or ``fn(from, h)`` if it takes two."""
+        call = caller(fn)
         if arity(fn, (1, 2), "(h: hex) or (viewer: hex, h: hex)") == 2:
-            return lambda h: bool(game.call_function(fn, [frm, h]))
-        return lambda h: bool(game.call_function(fn, [h]))
+            return lambda h: bool(call([frm, h]))
+        return lambda h: bool(call([h]))
 
     def hex_number(fn):
         arity(fn, (1,), "(h: hex) -> int")
-        return lambda h: int(num(game.call_function(fn, [h])))
+        call = caller(fn)
+        return lambda h: int(num(call([h])))
 
     def line_clear(a, b, blocks):
         a, b = need_hex(a), need_hex(b)
@@ -131,35 +144,43 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         if u.hex is None:
             return []
 
+        cost_of, stops_at = caller(cost), caller(stops)
+
         def enter(frm, to):
-            c = game.call_function(cost, [u, to])
+            c = cost_of([u, to])
             return None if c is None or c < 0 else c
 
         result = movement.reachable(board, u.hex, int(budget), enter,
-                                    stops=lambda h: bool(game.call_function(stops, [u, h])))
+                                    stops=lambda h: bool(stops_at([u, h])))
         return sorted(result, key=lambda h: (result[h][0], h.r, h.q))
 
     # -- movement: searches, teleport, forced moves (hexlore/runtime/movement.py)
     def occupancy(u, passes):
         """(may enter, may end) tests from who stands on a hex: other units block the end of
         a move, and block passing unless passes(unit, other) says the unit may go through."""
+        occupants = state.occupants
+        passes_by = caller(passes)
+
         def others(h):
-            return [o for o in state.units_at(h) if o is not u and o.alive]
+            return [o for o in occupants.get(h, ()) if o is not u and o.alive]
 
         def may_pass(h):
-            return all(game.call_function(passes, [u, o]) for o in others(h))
+            return all(passes_by([u, o]) for o in others(h))
 
         return may_pass, (lambda h: not others(h))
 
     def hex_cost(u, cost, may_pass):
         """Per-hex cost from a Lore function (negative: cannot enter), cached for one call."""
         cache = {}
+        cost_of = caller(cost)
 
         def enter(_frm, to):
-            if to not in cache:
-                c = game.call_function(cost, [u, to])
-                cache[to] = None if c is None or c < 0 or not may_pass(to) else int(c)
-            return cache[to]
+            try:
+                return cache[to]
+            except KeyError:
+                c = cost_of([u, to])
+                c = cache[to] = None if c is None or c < 0 or not may_pass(to) else int(c)
+                return c
         return enter
 
     def zoc_rule(value):
@@ -174,12 +195,13 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         if u.hex is None:
             return u, {}
         may_pass, may_end = occupancy(u, passes)
+        stops_at, obstacle_at, controls_at = caller(stops), caller(obstacle), caller(controls)
         rules = movement.MoveRules(
             hex_cost(u, cost, may_pass),
-            stops=lambda h: bool(game.call_function(stops, [u, h])),
+            stops=lambda h: bool(stops_at([u, h])),
             can_end=may_end,
-            obstacle=lambda a, b: bool(game.call_function(obstacle, [u, a, b])),
-            controlled=lambda h: bool(game.call_function(controls, [u, h])),
+            obstacle=lambda a, b: bool(obstacle_at([u, a, b])),
+            controlled=lambda h: bool(controls_at([u, h])),
             zoc=zoc_rule(zoc))
         return u, movement.search(board, u.hex, max(0, int(budget)), rules)
 
@@ -201,8 +223,9 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         u = need_unit(unit)
         if u.hex is None:
             return []
+        lands_on = caller(lands)
         return movement.teleport_options(board, u.hex, max(0, int(reach)),
-                                         lambda h: bool(game.call_function(lands, [u, h])))
+                                         lambda h: bool(lands_on([u, h])))
 
     def forced(unit, remaining, cost, passes, rank_for):
         u = need_unit(unit)
@@ -230,29 +253,36 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         src = need_hex(source)
         return forced(unit, remaining, cost, passes, lambda u: movement.directional_rank(src))
 
+    # the unit lists read state.units and state.occupants in place (one pass, no copies):
+    # the same units in the same order as filtering state.on_board() or state.units_at(h)
+    everyone = state.units
+    occupants = state.occupants
+
     def units():
         return state.on_board()
 
     def units_of(side):
-        return [u for u in state.on_board() if u.side is side]
+        return [u for u in everyone.values() if u.alive and u.hex is not None and u.side is side]
 
     def units_in(hexes):
         out = []
         for h in hexes:
-            out.extend(u for u in state.units_at(h) if u.alive)
+            out.extend(u for u in occupants.get(h, ()) if u.alive)
         return out
 
     def unit_at(h):
-        here = state.units_at(need_hex(h))
+        here = occupants.get(need_hex(h))
         return here[0] if here else None
 
     def friends(unit):
         u = need_unit(unit)
-        return [v for v in state.on_board() if v.side is u.side and v is not u]
+        side = u.side
+        return [v for v in everyone.values() if v.alive and v.hex is not None and v.side is side and v is not u]
 
     def enemies(unit):
         u = need_unit(unit)
-        return [v for v in state.on_board() if v.side is not u.side]
+        side = u.side
+        return [v for v in everyone.values() if v.alive and v.hex is not None and v.side is not side]
 
     def opponent(side):
         sides = state.sides
@@ -315,9 +345,9 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         "teleport_options": teleport_options, "away_options": away_options,
         "retreat_options": retreat_options, "retreat_from_options": retreat_from_options,
         "units": units, "units_of": units_of,
-        "units_at": lambda h: [u for u in state.units_at(need_hex(h)) if u.alive],
+        "units_at": lambda h: [u for u in occupants.get(need_hex(h), ()) if u.alive],
         "units_in": units_in, "unit_at": unit_at,
-        "occupied": lambda h: bool(state.units_at(need_hex(h))),
+        "occupied": lambda h: bool(occupants.get(need_hex(h))),
         "friends": friends, "enemies": enemies, "sides": lambda: list(state.sides),
         "opponent": opponent, "move": move, "remove_unit": remove_unit, "begin_turn": begin_turn,
         "set_aside": set_aside, "roster": roster, "winner": lambda: state.winner,

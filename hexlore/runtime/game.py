@@ -20,9 +20,14 @@ from .builtins import make_builtins
 from .dice import DiceSource, ForcedRollError, Roller
 from .grid import Hex
 from .interpreter import GameOver, Linker, RuleError, run_body
+from .memo import EVENT, Memo
 from .policies import Decision, Policy, Script, ScriptError, make_policy
 from .scenario import HEX_NOT_ON_BOARD, UNKNOWN_IN_TEST, UNKNOWN_SIDE, unknown_side_message
 from .state import EventRecord, GameState, Side, Unit, label
+
+#: what json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False) uses,
+#: made once (json.dumps builds a new encoder at each call when given options)
+_LOG_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 MAX_EVENT_DEPTH = 64
 DEFAULT_MAX_ROUNDS = 100
@@ -67,6 +72,10 @@ class GameResult:
 
 
 class Game:
+    #: Memoise pure function calls while the rules run (see :meth:`_caller`); the benchmark
+    #: turns this off to measure what it saves.
+    memoise = True
+
     def __init__(self, rules: RuleSet, scenario, seed: int | None = None,
                  decisions: dict | None = None, forced_dice: list | None = None,
                  log_file: IO[str] | None = None, policies: dict[str, str] | None = None,
@@ -90,6 +99,12 @@ class Game:
         self.log_file = log_file
         self.depth = 0
         self.state = GameState(scenario.board)
+        # memoised results of pure functions (hexlore/runtime/memo.py): filled only while
+        # memo_on (inside guarded); linked code holds the memo's forgetters, so it is never replaced
+        self.memo = Memo(rules)
+        self.memo_on = False
+        self._callers: dict = {}
+        self._hex_labels: dict[Hex, str] = {}  # the board never changes during a game
         self.linker = Linker(self)
         self.builtins = make_builtins(self)
         self._def_values: dict[str, dict] = {}
@@ -104,6 +119,8 @@ class Game:
         self.problems = problems
         if problems and not tolerate_problems:
             raise ScenarioError(problems)
+        self._forget_event = self.memo.forgetter(EVENT)
+        self._forget_round = self.memo.forgetter(("game", "round"))
         self.dispatch = {}
         for t in rules.triggers:
             table = self.dispatch.setdefault(t.event, {"before": [], "instead": [], "on": [], "after": []})
@@ -342,8 +359,57 @@ class Game:
 
     # ------------------------------------------------------------ the bus
     def call_function(self, name: str, args: list):
-        params, body = self._function(name)
-        return body(dict(zip(params, args)))
+        call = self._callers.get(name)
+        if call is None:
+            call = self._callers[name] = self._caller(name)
+        return call(args)
+
+    def function_caller(self, name: str):
+        """``call(args)``, the same as ``call_function(name, args)``: for Python that calls one
+        function many times (a movement search asks a cost at every hex)."""
+        call = self._callers.get(name)
+        if call is None:
+            call = self._callers[name] = self._caller(name)
+        return call
+
+    def _caller(self, name: str):
+        """How Python calls function ``name`` (built-ins asking for a cost, a test…): through its
+        memo while the rules run (hexlore/runtime/memo.py), as linked Lore calls do.
+
+        Lists are never memoised: each call must keep returning a list of its own. Calls with a
+        list argument (unhashable) or a number that could equal one of another class are not
+        memoised either.
+        """
+        plan = self.memo.plan(name)
+        linked = self._functions
+
+        if plan is None:
+            def call(args):
+                params, body = linked.get(name) or self._function(name)
+                return body(dict(zip(params, args)))
+            return call
+        table, key_of, checks = plan.table, plan.key, plan.checks
+
+        def memoised(args):
+            params, body = linked.get(name) or self._function(name)
+            if self.memo_on:
+                for i, clashes in checks:
+                    if args[i].__class__ in clashes:
+                        break
+                else:
+                    key = key_of(args)
+                    try:
+                        return table[key]
+                    except KeyError:
+                        pass
+                    except TypeError:  # an unhashable argument
+                        return body(dict(zip(params, args)))
+                    result = body(dict(zip(params, args)))
+                    if result.__class__ is not list:
+                        table[key] = result
+                    return result
+            return body(dict(zip(params, args)))
+        return memoised
 
     def call_procedure(self, name: str, args: list):
         params, body = self._procedure(name)
@@ -360,12 +426,13 @@ class Game:
             if table:
                 for t in table["before"]:
                     self._run_trigger(t, record, write_back=True)
-            self.record({"type": "event", "event": name,
-                         "args": {k: label(v, self.state.board) for k, v in record.args.items()}})
+            shown = self.shown
+            self.record({"type": "event", "event": name, "args": {k: shown(v) for k, v in record.args.items()}})
             if table:
                 for t in table["instead"]:
                     if self._run_trigger(t, record):
                         record.replaced = True
+                        self._forget_event()
                         break
                 if not record.replaced:
                     for t in table["on"]:
@@ -389,6 +456,7 @@ class Game:
         if write_back:
             for p in t.params:
                 record.args[p] = env[p]
+            self._forget_event()
         return True
 
     # ------------------------------------------------------------ dice, decisions, log
@@ -408,7 +476,8 @@ class Game:
     def decide(self, name: str, side, options: list, scores, default, origin) -> int:
         if not isinstance(side, Side):
             raise RuleError(f"decision '{name}' needs a side to decide, got {side!r}", origin)
-        labels = [label(o, self.state.board) for o in options]
+        shown = self.shown
+        labels = [shown(o) for o in options]
         decision = Decision(name, side, options, labels, scores, default)
         try:
             index = self.script.answer(decision)
@@ -424,13 +493,26 @@ class Game:
         self.record(entry)
         return index
 
+    def shown(self, value):
+        """``label(value, board)``, with the common cases first and each hex's label kept."""
+        cls = value.__class__
+        if cls is Unit:
+            return value.id
+        if cls is int or cls is str or cls is bool or value is None:
+            return value
+        if cls is Hex:
+            text = self._hex_labels.get(value)
+            if text is None:
+                text = self._hex_labels[value] = label(value, self.state.board)
+            return text
+        return label(value, self.state.board)
+
     def record(self, entry: dict) -> None:
         entry = {"seq": len(self.log) + 1, "round": self.state.game["round"],
                  "turn": self.state.game["turn"], **entry}
         self.log.append(entry)
         if self.log_file is not None:
-            self.log_file.write(json.dumps(entry, sort_keys=True, separators=(",", ":"),
-                                           ensure_ascii=False) + "\n")
+            self.log_file.write(_LOG_ENCODER.encode(entry) + "\n")
 
     # ------------------------------------------------------------ playing
     def run_block(self, name: str) -> None:
@@ -456,6 +538,7 @@ class Game:
             self.run_block("setup")
             while not self.state.over and self.state.game["round"] < limit:
                 self.state.game["round"] += 1
+                self._forget_round()
                 self.record({"type": "round"})
                 self.run_block("round")
             if not self.state.over:
@@ -467,7 +550,24 @@ class Game:
             pass
 
     def guarded(self, fn, *args):
-        """Run rules code, turning a rule failure into a located diagnostic."""
+        """Run rules code, turning a rule failure into a located diagnostic.
+
+        Function results are memoised only in here: the outermost call starts and ends with an
+        empty memo, so whatever Python changes between two calls (a test's ``given``, a
+        snapshot restored) is never answered from a stale memo.
+        """
+        outer = self.memo_on
+        if not outer:
+            self.memo.clear()
+            self.memo_on = self.memoise
+        try:
+            return self._guarded(fn, args)
+        finally:
+            if not outer:
+                self.memo_on = False
+                self.memo.clear()
+
+    def _guarded(self, fn, args):
         try:
             return fn(*args)
         except GameOver:

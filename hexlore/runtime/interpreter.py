@@ -7,10 +7,13 @@ small exceptions. Errors in rules at run time carry the origin of the statement.
 
 from __future__ import annotations
 
+import operator
+from operator import itemgetter
 from typing import TYPE_CHECKING, Callable
 
 from ..compiler import ir
 from ..compiler.model import DefinitionSpec, FaceSpec, Symbol
+from .memo import ANY, effect_token, field_token
 from .state import EventRecord, Side, Unit
 
 if TYPE_CHECKING:
@@ -74,8 +77,7 @@ class Linker:
         return lambda env: options[name]
 
     def x_Local(self, node: ir.Local) -> XFn:
-        name = node.name
-        return lambda env: env[name]
+        return itemgetter(node.name)  # env[name], without a Python frame
 
     def x_GameRef(self, node: ir.GameRef) -> XFn:
         return lambda env: self.game
@@ -86,15 +88,32 @@ class Linker:
         game = self.game
         origin = node.origin
 
+        def none(what):
+            raise RuleError(f"cannot read '{name}' of none (expected {what})", origin)
+
         def need(value, what):
             if value is None:
-                raise RuleError(f"cannot read '{name}' of none (expected {what})", origin)
+                none(what)
             return value
 
+        # the hot reads are written out (one Python frame each, the none test inline)
         if node.owner == "unit":
-            builtin = {"id": lambda u: u.id, "type": lambda u: u.definition, "side": lambda u: u.side,
-                       "hex": lambda u: u.hex, "alive": lambda u: u.alive,
-                       "title": lambda u: u.definition.title}.get(name)
+            if name == "hex":
+                def unit_hex(env):
+                    u = obj(env)
+                    if u is None:
+                        none("a unit")
+                    return u.hex
+                return unit_hex
+            if name == "side":
+                def unit_side(env):
+                    u = obj(env)
+                    if u is None:
+                        none("a unit")
+                    return u.side
+                return unit_side
+            builtin = {"id": lambda u: u.id, "type": lambda u: u.definition,
+                       "alive": lambda u: u.alive, "title": lambda u: u.definition.title}.get(name)
             if builtin:
                 return lambda env: builtin(need(obj(env), "a unit"))
             declarer = self._may_be_unset("unit", name)
@@ -107,13 +126,25 @@ class Linker:
                                declarer, origin)
                     return value
                 return checked
-            return lambda env: need(obj(env), "a unit").f[name]
+
+            def unit_field(env):
+                u = obj(env)
+                if u is None:
+                    none("a unit")
+                return u.f[name]
+            return unit_field
         if node.owner == "side":
             if name == "name":
                 return lambda env: need(obj(env), "a side").name
             if name == "edge":
                 return lambda env: need(obj(env), "a side").edge
-            return lambda env: need(obj(env), "a side").f[name]
+
+            def side_field(env):
+                s = obj(env)
+                if s is None:
+                    none("a side")
+                return s.f[name]
+            return side_field
         if node.owner == "hex":
             board = game.state.board
             if name == "q":
@@ -123,7 +154,13 @@ class Linker:
             if name == "label":
                 return lambda env: board.label(need(obj(env), "a hex"))
             fields = game.state.hex_fields
-            return lambda env: fields[need(obj(env), "a hex")][name]
+
+            def hex_field(env):
+                h = obj(env)
+                if h is None:
+                    none("a hex")
+                return fields[h][name]
+            return hex_field
         if node.owner == "game":
             gfields = game.state.game
             return lambda env: gfields[name]
@@ -131,15 +168,27 @@ class Linker:
             return lambda env: getattr(need(obj(env), "a face"), name) if name != "die" else \
                 game.rules.dice[need(obj(env), "a face").die]
         if node.owner == "def":
+            if name == "name":
+                return lambda env: need(obj(env), "a definition").name
+            if name == "title":
+                return lambda env: need(obj(env), "a definition").title
+            def_values = game._def_values
+            unset: dict[str, str | None] = {}  # per kind: the pack that may leave the field unset
+
             def get_def(env):
-                d = need(obj(env), "a definition")
-                if name == "name":
-                    return d.name
-                if name == "title":
-                    return d.title
-                value = game.definition_values(d)[name]
-                if value is None and (declarer := self._may_be_unset(d.kind, name)):
-                    _unset(name, f"{d.kind} '{d.name}'", d, declarer, origin)
+                d = obj(env)
+                if d is None:
+                    none("a definition")
+                values = def_values.get(d.name)
+                if values is None:
+                    values = game.definition_values(d)
+                value = values[name]
+                if value is None:
+                    kind = d.kind
+                    if kind not in unset:
+                        unset[kind] = self._may_be_unset(kind, name)
+                    if unset[kind]:
+                        _unset(name, f"{kind} '{d.name}'", d, unset[kind], origin)
                 return value
             return get_def
         if node.owner == "event":
@@ -201,9 +250,46 @@ class Linker:
         args = [self.x(a) for a in node.args]
         origin = node.origin
         name = node.name
+        # a built-in that changes the game forgets the memoised results of the functions that
+        # read what it changes (memo.py); no Lore runs between the forgetting and the change,
+        # so forgetting first is the same as after, and holds when it raises (win ends the game)
+        invalidate = self.game.memo.forgetter(effect_token(name))
+
+        # the arguments are computed before the try: their own failures are not this call's
+        if invalidate is None and len(args) == 1:
+            a0 = args[0]
+
+            def call1(env):
+                v0 = a0(env)
+                try:
+                    return impl(v0)
+                except RuleError as exc:
+                    if exc.origin is None:
+                        exc.origin = origin
+                    raise
+                except (TypeError, AttributeError, KeyError, ValueError) as exc:
+                    raise RuleError(f"'{name}' failed: {exc}", origin) from exc
+            return call1
+        if invalidate is None and len(args) == 2:
+            a0, a1 = args
+
+            def call2(env):
+                v0 = a0(env)
+                v1 = a1(env)
+                try:
+                    return impl(v0, v1)
+                except RuleError as exc:
+                    if exc.origin is None:
+                        exc.origin = origin
+                    raise
+                except (TypeError, AttributeError, KeyError, ValueError) as exc:
+                    raise RuleError(f"'{name}' failed: {exc}", origin) from exc
+            return call2
 
         def call(env):
             values = [a(env) for a in args]
+            if invalidate is not None:
+                invalidate()
             try:
                 return impl(*values)
             except RuleError as exc:
@@ -217,8 +303,38 @@ class Linker:
     def x_CallFunction(self, node: ir.CallFunction) -> XFn:
         args = [self.x(a) for a in node.args]
         name = node.name
-        call_function = self.game.call_function
-        return lambda env: call_function(name, [a(env) for a in args])
+        game = self.game
+        linked = game._functions
+        plan = game.memo.plan(name)
+        if plan is None:
+            def call(env):
+                values = [a(env) for a in args]
+                params, body = linked.get(name) or game._function(name)
+                return body(dict(zip(params, values)))
+            return call
+        table, key_of, checks = plan.table, plan.key, plan.checks
+
+        def memoised(env):
+            values = [a(env) for a in args]
+            params, body = linked.get(name) or game._function(name)
+            if game.memo_on:  # as Game._caller does (repeated here: one call less)
+                for i, clashes in checks:
+                    if values[i].__class__ in clashes:
+                        break
+                else:
+                    key = key_of(values)
+                    try:
+                        return table[key]
+                    except KeyError:
+                        pass
+                    except TypeError:  # an unhashable argument
+                        return body(dict(zip(params, values)))
+                    result = body(dict(zip(params, values)))
+                    if result.__class__ is not list:
+                        table[key] = result
+                    return result
+            return body(dict(zip(params, values)))
+        return memoised
 
     def x_CallProcedure(self, node: ir.CallProcedure) -> XFn:
         args = [self.x(a) for a in node.args]
@@ -240,6 +356,13 @@ class Linker:
                 if where is None or where(inner):
                     yield mapped(inner) if mapped else item
 
+        # The common aggregates bind the variable in the caller's environment for the loop and
+        # put back what it held (a name the aggregate shadows) instead of copying the
+        # environment: the same values are seen, the same way, in the same order.
+        if func in ("count", "any", "list") or (func == "all" and mapped is None and where is not None):
+            loop = _binding_loop(func, source, where, mapped, var)
+            if loop is not None:
+                return loop
         if func == "count":
             return lambda env: sum(1 for _ in items(env))
         if func == "sum":
@@ -287,29 +410,70 @@ class Linker:
         if op == "++":
             return lambda env: list(left(env) or []) + list(right(env) or [])
 
-        def num(f):
-            def get(env):
-                v = f(env)
-                if v is None:
-                    raise RuleError(f"'{op}' got none instead of a number", origin)
-                return _num(v)
-            return get
-        ln, rn = num(left), num(right)
-        if op == "+":
-            return lambda env: ln(env) + rn(env)
-        if op == "-":
-            return lambda env: ln(env) - rn(env)
-        if op == "*":
-            return lambda env: ln(env) * rn(env)
+        def number(v):
+            """An operand that is not a plain int: none is an error, a face counts its value."""
+            if v is None:
+                raise RuleError(f"'{op}' got none instead of a number", origin)
+            return _num(v)
+
+        # the operands are read in order, the left one checked before the right one is computed
+        if op in ("+", "-", "*"):
+            if op == "+":
+                def add(env):
+                    a = left(env)
+                    if a.__class__ is not int:
+                        a = number(a)
+                    b = right(env)
+                    if b.__class__ is not int:
+                        b = number(b)
+                    return a + b
+                return add
+            if op == "-":
+                def sub(env):
+                    a = left(env)
+                    if a.__class__ is not int:
+                        a = number(a)
+                    b = right(env)
+                    if b.__class__ is not int:
+                        b = number(b)
+                    return a - b
+                return sub
+
+            def mul(env):
+                a = left(env)
+                if a.__class__ is not int:
+                    a = number(a)
+                b = right(env)
+                if b.__class__ is not int:
+                    b = number(b)
+                return a * b
+            return mul
         if op in ("/", "mod"):
             def divide(env):
-                a, b = ln(env), rn(env)
+                a = left(env)
+                if a.__class__ is not int:
+                    a = number(a)
+                b = right(env)
+                if b.__class__ is not int:
+                    b = number(b)
                 if b == 0:
                     raise RuleError("division by zero", origin)
                 return a // b if op == "/" else a % b
             return divide
         compare = {"<": int.__lt__, "<=": int.__le__, ">": int.__gt__, ">=": int.__ge__}[op]
-        return lambda env: compare(ln(env), rn(env))
+        fast = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}[op]
+
+        def comparison(env):
+            a = left(env)
+            if a.__class__ is not int:
+                a = number(a)
+            b = right(env)
+            if b.__class__ is not int:
+                b = number(b)
+            if a.__class__ is int and b.__class__ is int:
+                return fast(a, b)
+            return compare(a, b)  # what a number of another class gives (int's own comparison)
+        return comparison
 
     def x_Conditional(self, node: ir.Conditional) -> XFn:
         cond, then, other = self.x(node.cond), self.x(node.then), self.x(node.otherwise)
@@ -429,6 +593,8 @@ class Linker:
         name, op, owner = node.name, node.op, node.owner
         game = self.game
         origin = node.origin
+        # setting the field forgets the memoised results of the functions that may read it
+        invalidate = game.memo.forgetter(field_token(owner, name) or ANY)
 
         def fields_of(env) -> dict:
             target = obj(env)
@@ -445,6 +611,7 @@ class Linker:
             v = value(env)
             if op == "=":
                 fields[name] = v
+                invalidate()
                 return
             if fields[name] is None:  # a field another pack adds, on a unit of a pack that does not use it
                 raise RuleError(f"cannot use '{op}' on '{name}': it has no value", origin,
@@ -454,6 +621,7 @@ class Linker:
                     else fields[name] + _num(v)
             else:
                 fields[name] = fields[name] - _num(v)
+            invalidate()
         return assign
 
     def s_If(self, node: ir.If) -> SFn:
@@ -522,6 +690,82 @@ class Linker:
         def run(env):
             expr(env)
         return run
+
+
+_UNBOUND = object()
+
+
+def _binding_loop(func: str, source: XFn, where: XFn | None, mapped: XFn | None, var: str) -> XFn | None:
+    """count, any, all (of a condition) and list, looping with ``var`` bound in ``env`` itself.
+
+    The source is computed before the variable is bound (as with a copied environment), and
+    the variable's former value, or its absence, is put back however the loop ends.
+    """
+    if func == "count":
+        def count(env):
+            items = source(env)
+            old = env.get(var, _UNBOUND)
+            n = 0
+            try:
+                for item in items:
+                    env[var] = item
+                    if where is None or where(env):
+                        if mapped is not None:
+                            mapped(env)  # computed (and checked) even though only counted
+                        n += 1
+            finally:
+                _restore(env, var, old)
+            return n
+        return count
+    if func == "any":
+        def some(env):
+            items = source(env)
+            old = env.get(var, _UNBOUND)
+            try:
+                for item in items:
+                    env[var] = item
+                    if where is None or where(env):
+                        if mapped is None or mapped(env):
+                            return True
+                return False
+            finally:
+                _restore(env, var, old)
+        return some
+    if func == "all":
+        def every(env):
+            items = source(env)
+            old = env.get(var, _UNBOUND)
+            try:
+                for item in items:
+                    env[var] = item
+                    if not where(env):
+                        return False
+                return True
+            finally:
+                _restore(env, var, old)
+        return every
+    if func == "list":
+        def collect(env):
+            items = source(env)
+            old = env.get(var, _UNBOUND)
+            out = []
+            try:
+                for item in items:
+                    env[var] = item
+                    if where is None or where(env):
+                        out.append(mapped(env) if mapped is not None else item)
+            finally:
+                _restore(env, var, old)
+            return out
+        return collect
+    return None
+
+
+def _restore(env: Env, var: str, old) -> None:
+    if old is _UNBOUND:
+        env.pop(var, None)
+    else:
+        env[var] = old
 
 
 def run_body(body: SFn, env: Env):

@@ -1,0 +1,263 @@
+"""Memoised calls of pure functions, forgotten exactly when what they read changes.
+
+A Lore function cannot change the game (the compiler refuses effects, dice, decisions and
+events in it), so its result depends only on its arguments and on the state it reads. What a
+function may read is known before the game starts: the IR of its body (and of every function
+it calls or hands to a built-in) names the fields it reads, and the built-ins it calls say
+whether they look at where the units stand. Each function gets its own memo, and a change
+of the game empties the memos of the functions that may read what changed, and no others:
+setting ``u.moved`` keeps the memo of a function that reads only the terrain.
+
+What a change may touch is a *token*: ``("unit", field)``, ``("side", field)``,
+``("hex", field)``, ``("game", field)``, ``POSITIONS`` (a unit's hex or life: the built-ins
+``move``, ``remove_unit``, ``set_aside``), ``EVENT`` (an event's arguments rewritten by a
+``before`` trigger, or the event replaced) and ``ANY`` (anything: a list changed in place,
+a turn begun, a win). A function whose reads cannot be known (a field read on a value of
+type ``any``, a function value passed on, a built-in this module does not know) reads
+``ANY``: every change forgets it. The memos live only while the rules run (``Game.guarded``),
+so Python changing the state between two calls is never answered from a stale memo.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import weakref
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import Callable, Iterable
+
+from ..compiler import ir
+from ..compiler.builtins import BUILTINS, PURE
+from ..compiler.model import RuleSet
+from ..compiler.types import FN
+
+ANY = "*"
+POSITIONS = "positions"
+EVENT = "event"
+Token = object
+
+#: pure built-ins whose answer depends on where the units stand (and whether they live)
+_READ_POSITIONS = frozenset({
+    "units", "units_of", "units_at", "units_in", "unit_at", "occupied", "friends", "enemies",
+    "reachable", "move_options", "move_path", "move_spent", "teleport_options", "away_options",
+    "retreat_options", "retreat_from_options"})
+#: pure built-ins whose answer depends on their arguments and the (immutable) board only
+_READ_NOTHING = frozenset({
+    "groups", "count", "sum", "max", "min", "abs", "range", "empty", "first", "last", "without",
+    "hexes", "distance", "neighbours", "adjacent", "toward_edge", "on_edge", "in_section",
+    "line_clear", "ring", "within", "areas", "line_hexes", "line_heights", "line_clear_above",
+    "paths_clear", "path_length", "in_range", "hexes_in_range", "sides", "opponent", "text",
+    "roster"})
+#: what each effect built-in may change; one missing here changes ANY
+_CHANGES = {"move": POSITIONS, "remove_unit": POSITIONS, "set_aside": POSITIONS,
+            "roll": "dice"}  # the dice stream: no function reads it, only ANY readers forget
+
+#: fields every unit, side or hex has, kept by the runtime (not in the fields dicts)
+_CONSTANT_FIELDS = {"unit": {"id", "type", "side", "title"}, "side": {"name", "edge"},
+                    "hex": {"q", "r", "label"}}
+
+
+def field_token(owner: str, name: str) -> Token | None:
+    """What reading (or setting) ``owner.name`` depends on; None for constants."""
+    if owner in ("def", "face") or name in _CONSTANT_FIELDS.get(owner, ()):
+        return None
+    if owner == "unit" and name in ("hex", "alive"):
+        return POSITIONS
+    if owner in ("unit", "side", "hex", "game"):
+        return (owner, name)
+    if owner == "event":
+        return EVENT
+    return ANY
+
+
+def effect_token(builtin: str) -> Token | None:
+    """What a built-in changes: None for a pure one."""
+    spec = BUILTINS.get(builtin)
+    if spec is not None and spec.effect == PURE:
+        return None
+    return _CHANGES.get(builtin, ANY)
+
+
+def _children(node) -> Iterable:
+    for f in dataclasses.fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, tuple):
+            yield from _flatten(value)
+        elif isinstance(value, (ir.X, ir.S)):
+            yield value
+
+
+def _flatten(items: tuple) -> Iterable:
+    for item in items:
+        if isinstance(item, tuple):
+            yield from _flatten(item)
+        elif isinstance(item, (ir.X, ir.S)):
+            yield item
+
+
+def _direct(body: ir.X) -> tuple[set, set[str]]:
+    """Tokens a body reads itself, and the functions it calls or names."""
+    tokens: set = set()
+    calls: set[str] = set()
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ir.GetField):
+            token = field_token(node.owner, node.name)
+            if token is not None:
+                tokens.add(token)
+        elif isinstance(node, (ir.CallFunction, ir.FunctionRef)):
+            calls.add(node.name)
+        elif isinstance(node, ir.CallBuiltin):
+            spec = BUILTINS.get(node.name)
+            if node.name in _READ_POSITIONS:
+                tokens.add(POSITIONS)
+            elif node.name not in _READ_NOTHING or spec is None:
+                tokens.add(ANY)
+            if spec is not None:
+                for (_, ptype), arg in zip(spec.params, node.args):
+                    if ptype == FN and not isinstance(arg, ir.FunctionRef):
+                        tokens.add(ANY)  # a function value: which one is known only at run time
+        elif isinstance(node, (ir.CallProcedure, ir.Emit, ir.Choose, ir.Ask)):
+            tokens.add(ANY)  # never in a function (the compiler refuses them); be safe anyway
+        stack.extend(_children(node))
+    return tokens, calls
+
+
+def _analyse(rules: RuleSet) -> dict[str, frozenset]:
+    direct = {name: _direct(spec.body) for name, spec in rules.functions.items()}
+    reads: dict[str, frozenset] = {}
+    for name in direct:
+        seen, todo, tokens = {name}, [name], set()
+        while todo:
+            f = todo.pop()
+            if f not in direct:
+                tokens.add(ANY)
+                continue
+            own, calls = direct[f]
+            tokens |= own
+            for callee in calls - seen:
+                seen.add(callee)
+                todo.append(callee)
+        reads[name] = frozenset(tokens)
+    return reads
+
+
+_ANALYSED: dict[int, tuple[weakref.ref, dict[str, frozenset]]] = {}
+
+
+def function_reads(rules: RuleSet) -> dict[str, frozenset]:
+    """Tokens each function of the rules may read (itself and through what it calls); computed
+    once per rule set."""
+    return _cached(_ANALYSED, rules, _analyse)
+
+
+#: classes a value may have that equal a value of another class (True == 1 == 1.0)
+_NUMBERS = (bool, int, float)
+#: for a parameter of each declared type, the classes that could equal a memoised argument of
+#: another class; a call with such a value is not memoised (f(true) and f(1) may differ)
+_CLASHES = {"int": frozenset({bool, float}), "face": frozenset({bool, float}),
+            "bool": frozenset({int, float})}
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """How one function is memoised: its memo, the key (the arguments it reads), and the
+    arguments whose class must be checked before the key may be used."""
+
+    table: dict
+    key: Callable[[list], object]
+    checks: tuple[tuple[int, frozenset], ...]
+
+
+def _plans(rules: RuleSet) -> dict[str, tuple | None]:
+    """Per function: None if not worth memoising (a body that calls nothing and aggregates
+    nothing costs less than a memo look-up), else (key positions, checks)."""
+    plans: dict[str, tuple | None] = {}
+    for name, spec in rules.functions.items():
+        used: set[str] = set()
+        costly = False
+        stack = [spec.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ir.Local):
+                used.add(node.name)
+            elif isinstance(node, (ir.CallFunction, ir.CallBuiltin, ir.Aggregate)):
+                costly = True
+            stack.extend(_children(node))
+        if not costly:
+            plans[name] = None
+            continue
+        # an argument the body never reads cannot change the result: it is left out of the key
+        positions = tuple(i for i, p in enumerate(spec.params) if p.name in used)
+        checks = tuple((i, _CLASHES.get(spec.params[i].type.name, frozenset(_NUMBERS))) for i in positions)
+        plans[name] = (positions, checks)
+    return plans
+
+
+_ANALYSED_PLANS: dict[int, tuple[weakref.ref, dict]] = {}
+
+
+def _cached(cache: dict, rules: RuleSet, compute):
+    entry = cache.get(id(rules))
+    if entry is not None and entry[0]() is rules:
+        return entry[1]
+    value = compute(rules)
+    key = id(rules)
+    cache[key] = (weakref.ref(rules, lambda _, key=key: cache.pop(key, None)), value)
+    return value
+
+
+def _no_key(values: list) -> tuple:
+    return ()
+
+
+class Memo:
+    """One game's memos: a dict per function, and who forgets what."""
+
+    def __init__(self, rules: RuleSet):
+        self.reads = function_reads(rules)
+        self._plans = _cached(_ANALYSED_PLANS, rules, _plans)
+        self.tables: dict[str, dict] = {name: {} for name in self.reads}
+        self._all = tuple(t.clear for t in self.tables.values())
+        self._forget: dict[Token, Callable[[], None]] = {}
+
+    def plan(self, name: str) -> Plan | None:
+        """How calls of function ``name`` are memoised, or None if they are not."""
+        shape = self._plans.get(name)
+        if shape is None:
+            return None
+        positions, checks = shape
+        key = itemgetter(*positions) if positions else _no_key
+        # with the classes of non-numeric parameters checked too, a number there is not memoised
+        return Plan(self.tables[name], key, checks)
+
+    def clear(self) -> None:
+        """Forget everything."""
+        for clear in self._all:
+            clear()
+
+    def forgetter(self, token: Token | None) -> Callable[[], None] | None:
+        """What to call when something ``token`` names changes (None: nothing to forget)."""
+        if token is None:
+            return None
+        if token == ANY:
+            return self.clear
+        forget = self._forget.get(token)
+        if forget is None:
+            clears = tuple(self.tables[name].clear for name, reads in self.reads.items()
+                           if token in reads or ANY in reads)
+            if not clears:
+                forget = _nothing
+            elif len(clears) == 1:
+                forget = clears[0]
+            else:
+                def forget(clears=clears):
+                    for clear in clears:
+                        clear()
+            self._forget[token] = forget
+        return forget
+
+
+def _nothing() -> None:
+    pass
