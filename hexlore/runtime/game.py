@@ -20,7 +20,7 @@ from .builtins import make_builtins
 from .dice import DiceSource, ForcedRollError, Roller
 from .grid import Hex
 from .interpreter import GameOver, Linker, RuleError, run_body
-from .memo import EVENT, Memo
+from .memo import EVENT, MISS, SKIP, Memo
 from .policies import Decision, Policy, Script, ScriptError, make_policy
 from .scenario import HEX_NOT_ON_BOARD, UNKNOWN_IN_TEST, UNKNOWN_SIDE, unknown_side_message
 from .state import EventRecord, GameState, Side, Unit, label
@@ -388,22 +388,19 @@ class Game:
                 params, body = linked.get(name) or self._function(name)
                 return body(dict(zip(params, args)))
             return call
-        table, key_of, checks = plan.table, plan.key, plan.checks
+        table, key_of = plan.table, plan.key
 
         def memoised(args):
             params, body = linked.get(name) or self._function(name)
             if self.memo_on:
-                for i, clashes in checks:
-                    if args[i].__class__ in clashes:
-                        break
-                else:
-                    key = key_of(args)
+                key = key_of(args)
+                if key is not SKIP:
                     try:
-                        return table[key]
-                    except KeyError:
-                        pass
-                    except TypeError:  # an unhashable argument
+                        result = table.get(key, MISS)
+                    except TypeError:  # an unhashable argument (a list)
                         return body(dict(zip(params, args)))
+                    if result is not MISS:
+                        return result
                     result = body(dict(zip(params, args)))
                     if result.__class__ is not list:
                         table[key] = result

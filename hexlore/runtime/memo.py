@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 import weakref
 from dataclasses import dataclass
-from operator import itemgetter
 from typing import Callable, Iterable
 
 from ..compiler import ir
@@ -160,19 +159,53 @@ _CLASHES = {"int": frozenset({bool, float}), "face": frozenset({bool, float}),
             "bool": frozenset({int, float})}
 
 
+#: a key that says "do not memoise this call"; and what a memo answers when it has no entry
+SKIP = object()
+MISS = object()
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """How one function is memoised: its memo, the key (the arguments it reads), and the
-    arguments whose class must be checked before the key may be used."""
+    """How one function is memoised: its memo, and the key of a call from its argument list
+    (the arguments the body reads; :data:`SKIP` when one could equal a value of another class)."""
 
     table: dict
     key: Callable[[list], object]
-    checks: tuple[tuple[int, frozenset], ...]
+
+
+def _key_maker(checks: tuple[tuple[int, frozenset], ...]) -> Callable[[list], object]:
+    """The key of a call: nothing, the one argument read, or a tuple of the ones read."""
+    if not checks:
+        return _no_key
+    if len(checks) == 1:
+        (i, ci), = checks
+
+        def key1(values):
+            x = values[i]
+            return SKIP if x.__class__ in ci else x
+        return key1
+    if len(checks) == 2:
+        (i, ci), (j, cj) = checks
+
+        def key2(values):
+            x, y = values[i], values[j]
+            if x.__class__ in ci or y.__class__ in cj:
+                return SKIP
+            return (x, y)
+        return key2
+
+    def key(values):
+        for i, clashes in checks:
+            if values[i].__class__ in clashes:
+                return SKIP
+        return tuple([values[i] for i, _ in checks])
+    return key
 
 
 def _plans(rules: RuleSet) -> dict[str, tuple | None]:
     """Per function: None if not worth memoising (a body that calls nothing and aggregates
-    nothing costs less than a memo look-up), else (key positions, checks)."""
+    nothing costs less than a memo look-up), else the (position, clashing classes) of each
+    argument in the key."""
     plans: dict[str, tuple | None] = {}
     for name, spec in rules.functions.items():
         used: set[str] = set()
@@ -188,10 +221,10 @@ def _plans(rules: RuleSet) -> dict[str, tuple | None]:
         if not costly:
             plans[name] = None
             continue
-        # an argument the body never reads cannot change the result: it is left out of the key
-        positions = tuple(i for i, p in enumerate(spec.params) if p.name in used)
-        checks = tuple((i, _CLASHES.get(spec.params[i].type.name, frozenset(_NUMBERS))) for i in positions)
-        plans[name] = (positions, checks)
+        # an argument the body never reads cannot change the result: it is left out of the key;
+        # a number where the parameter's type has none (an ill-typed 'any') is never memoised
+        plans[name] = tuple((i, _CLASHES.get(p.type.name, frozenset(_NUMBERS)))
+                            for i, p in enumerate(spec.params) if p.name in used)
     return plans
 
 
@@ -227,10 +260,7 @@ class Memo:
         shape = self._plans.get(name)
         if shape is None:
             return None
-        positions, checks = shape
-        key = itemgetter(*positions) if positions else _no_key
-        # with the classes of non-numeric parameters checked too, a number there is not memoised
-        return Plan(self.tables[name], key, checks)
+        return Plan(self.tables[name], _key_maker(shape))
 
     def clear(self) -> None:
         """Forget everything."""
