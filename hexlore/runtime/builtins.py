@@ -6,6 +6,7 @@ packs combine these into rules.
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from typing import TYPE_CHECKING, Callable
 
@@ -20,6 +21,9 @@ if TYPE_CHECKING:
 
 def make_builtins(game: "Game") -> dict[str, Callable]:
     state = game.state
+    # the game holds these built-ins: they hold it weakly, so that a dropped game is freed at
+    # once rather than left to the cyclic garbage collector
+    game = weakref.proxy(game)
     board = state.board
 
     def num(v):

@@ -8,6 +8,7 @@ small exceptions. Errors in rules at run time carry the origin of the statement.
 from __future__ import annotations
 
 import operator
+import weakref
 from operator import itemgetter
 from typing import TYPE_CHECKING, Callable
 
@@ -35,6 +36,11 @@ class RuleError(Exception):
         self.hint = hint
 
 
+#: the unit fields the runtime keeps as attributes
+_UNIT_ATTRS = {"id": lambda u: u.id, "type": lambda u: u.definition, "alive": lambda u: u.alive,
+               "title": lambda u: u.definition.title}
+
+
 def _unset(name: str, what: str, definition, declarer: str, origin) -> None:
     raise RuleError(f"{what} has no value for '{name}': pack '{declarer}' adds that field, and "
                     f"'{definition.name}' comes from pack '{definition.pack}', which does not use it", origin,
@@ -58,14 +64,28 @@ class GameOver(Exception):
     pass
 
 
+#: the Linker method for each node class, found once
+_LINK_X: dict[type, Callable] = {}
+_LINK_S: dict[type, Callable] = {}
+
+
 class Linker:
     def __init__(self, game: "Game"):
-        self.game = game
+        # weak: the game holds the linker, and a game that holds nothing that holds it back is
+        # freed as soon as it is dropped (see Game.play), with no work for the cyclic collector
+        self._game = weakref.ref(game)
         self.functions: dict[str, tuple[tuple[str, ...], XFn]] = {}
+
+    @property
+    def game(self) -> "Game":
+        return self._game()
 
     # ------------------------------------------------------------ expressions
     def x(self, node: ir.X) -> XFn:
-        return getattr(self, "x_" + type(node).__name__)(node)
+        link = _LINK_X.get(node.__class__)
+        if link is None:
+            link = _LINK_X[node.__class__] = getattr(Linker, "x_" + type(node).__name__)
+        return link(self, node)
 
     def x_Const(self, node: ir.Const) -> XFn:
         value = node.value
@@ -80,7 +100,8 @@ class Linker:
         return itemgetter(node.name)  # env[name], without a Python frame
 
     def x_GameRef(self, node: ir.GameRef) -> XFn:
-        return lambda env: self.game
+        game = self._game
+        return lambda env: game()
 
     def x_GetField(self, node: ir.GetField) -> XFn:
         obj = self.x(node.obj)
@@ -112,8 +133,7 @@ class Linker:
                         none("a unit")
                     return u.side
                 return unit_side
-            builtin = {"id": lambda u: u.id, "type": lambda u: u.definition,
-                       "alive": lambda u: u.alive, "title": lambda u: u.definition.title}.get(name)
+            builtin = _UNIT_ATTRS.get(name)
             if builtin:
                 return lambda env: builtin(need(obj(env), "a unit"))
             declarer = self._may_be_unset("unit", name)
@@ -312,7 +332,7 @@ class Linker:
                 params, body = linked.get(name) or game._function(name)
                 return body(dict(zip(params, values)))
             return call
-        table, key_of = plan.table, plan.key
+        table, key_of, storable = plan.table, plan.key, plan.storable
 
         def memoised(env):
             values = [a(env) for a in args]
@@ -327,7 +347,7 @@ class Linker:
                     if result is not MISS:
                         return result
                     result = body(dict(zip(params, values)))
-                    if result.__class__ is not list:
+                    if result.__class__ is not list and (storable is None or storable(values)):
                         table[key] = result
                     return result
             return body(dict(zip(params, values)))
@@ -560,7 +580,10 @@ class Linker:
         return run
 
     def s(self, node: ir.S) -> SFn:
-        return getattr(self, "s_" + type(node).__name__)(node)
+        link = _LINK_S.get(node.__class__)
+        if link is None:
+            link = _LINK_S[node.__class__] = getattr(Linker, "s_" + type(node).__name__)
+        return link(self, node)
 
     def s_Let(self, node: ir.Let) -> SFn:
         value = self.x(node.value)

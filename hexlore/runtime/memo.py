@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import weakref
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Callable, Iterable
 
 from ..compiler import ir
@@ -151,61 +152,74 @@ def function_reads(rules: RuleSet) -> dict[str, frozenset]:
     return _cached(_ANALYSED, rules, _analyse)
 
 
-#: classes a value may have that equal a value of another class (True == 1 == 1.0)
-_NUMBERS = (bool, int, float)
-#: for a parameter of each declared type, the classes that could equal a memoised argument of
-#: another class; a call with such a value is not memoised (f(true) and f(1) may differ)
-_CLASHES = {"int": frozenset({bool, float}), "face": frozenset({bool, float}),
-            "bool": frozenset({int, float})}
-
-
 #: a key that says "do not memoise this call"; and what a memo answers when it has no entry
 SKIP = object()
 MISS = object()
 
+#: Python's numbers are equal across classes (True == 1 == 1.0) while a function may answer
+#: differently for them (text(true) is not text(1)), so a memo must never answer a call with
+#: an entry made for an equal number of another class. Not memoising a call is always safe;
+#: the plan below memoises only calls whose key cannot meet such a number:
+#: * an ``int`` (``bool``) parameter is looked up only when its argument is exactly an int (a
+#:   bool): every key there is of that one class;
+#: * an ``any`` parameter is looked up only when its argument is not a number;
+#: * any other parameter (unit, hex, side, text, tag…) holds no number when the program is
+#:   well typed; an ill-typed number there is looked up (it can only miss: no key holds a
+#:   number there) but its result is not kept.
+_NUMBERS = frozenset({bool, int, float})
+_EXACT = {"int": int, "bool": bool}
+
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """How one function is memoised: its memo, and the key of a call from its argument list
-    (the arguments the body reads; :data:`SKIP` when one could equal a value of another class)."""
+    """How one function is memoised: its memo, the key of a call from its argument list (the
+    arguments the body reads; :data:`SKIP`: not memoised), and whether an answer may be kept."""
 
     table: dict
     key: Callable[[list], object]
+    storable: Callable[[list], bool] | None  # None: always
 
 
-def _key_maker(checks: tuple[tuple[int, frozenset], ...]) -> Callable[[list], object]:
-    """The key of a call: nothing, the one argument read, or a tuple of the ones read."""
-    if not checks:
-        return _no_key
-    if len(checks) == 1:
-        (i, ci), = checks
+def _make_plan(table: dict, shape: tuple) -> Plan:
+    positions, exact, unknown, objects, arity = shape
+    if not positions:
+        key = _no_key
+    elif len(positions) == 1:
+        key = itemgetter(positions[0])  # the argument itself: no tuple to build and hash
+    elif positions == tuple(range(arity)):
+        key = tuple
+    else:
+        key = itemgetter(*positions)
+    if exact or unknown:
+        get = key
+        if len(exact) == 1 and not unknown:
+            (i, cls), = exact
 
-        def key1(values):
-            x = values[i]
-            return SKIP if x.__class__ in ci else x
-        return key1
-    if len(checks) == 2:
-        (i, ci), (j, cj) = checks
-
-        def key2(values):
-            x, y = values[i], values[j]
-            if x.__class__ in ci or y.__class__ in cj:
-                return SKIP
-            return (x, y)
-        return key2
-
-    def key(values):
-        for i, clashes in checks:
-            if values[i].__class__ in clashes:
-                return SKIP
-        return tuple([values[i] for i, _ in checks])
-    return key
+            def key(values):
+                return get(values) if values[i].__class__ is cls else SKIP
+        else:
+            def key(values):
+                for i, cls in exact:
+                    if values[i].__class__ is not cls:
+                        return SKIP
+                for i in unknown:
+                    if values[i].__class__ in _NUMBERS:
+                        return SKIP
+                return get(values)
+    storable = None
+    if objects:
+        def storable(values):
+            for i in objects:
+                if values[i].__class__ in _NUMBERS:
+                    return False
+            return True
+    return Plan(table, key, storable)
 
 
 def _plans(rules: RuleSet) -> dict[str, tuple | None]:
     """Per function: None if not worth memoising (a body that calls nothing and aggregates
-    nothing costs less than a memo look-up), else the (position, clashing classes) of each
-    argument in the key."""
+    nothing costs less than a memo look-up), else the positions of the arguments in the key,
+    and which of them are ints or bools, of type any, or of another type (see :class:`Plan`)."""
     plans: dict[str, tuple | None] = {}
     for name, spec in rules.functions.items():
         used: set[str] = set()
@@ -221,10 +235,13 @@ def _plans(rules: RuleSet) -> dict[str, tuple | None]:
         if not costly:
             plans[name] = None
             continue
-        # an argument the body never reads cannot change the result: it is left out of the key;
-        # a number where the parameter's type has none (an ill-typed 'any') is never memoised
-        plans[name] = tuple((i, _CLASHES.get(p.type.name, frozenset(_NUMBERS)))
-                            for i, p in enumerate(spec.params) if p.name in used)
+        # an argument the body never reads cannot change the result: it is left out of the key
+        read = [(i, p.type.name) for i, p in enumerate(spec.params) if p.name in used]
+        plans[name] = (tuple(i for i, _ in read),
+                       tuple((i, _EXACT[t]) for i, t in read if t in _EXACT),
+                       tuple(i for i, t in read if t == "any"),
+                       tuple(i for i, t in read if t not in _EXACT and t != "any"),
+                       len(spec.params))
     return plans
 
 
@@ -254,13 +271,16 @@ class Memo:
         self.tables: dict[str, dict] = {name: {} for name in self.reads}
         self._all = tuple(t.clear for t in self.tables.values())
         self._forget: dict[Token, Callable[[], None]] = {}
+        self._made: dict[str, Plan | None] = {}
 
     def plan(self, name: str) -> Plan | None:
         """How calls of function ``name`` are memoised, or None if they are not."""
+        if name in self._made:
+            return self._made[name]
         shape = self._plans.get(name)
-        if shape is None:
-            return None
-        return Plan(self.tables[name], _key_maker(shape))
+        plan = None if shape is None else _make_plan(self.tables[name], shape)
+        self._made[name] = plan
+        return plan
 
     def clear(self) -> None:
         """Forget everything."""
