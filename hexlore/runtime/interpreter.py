@@ -324,8 +324,11 @@ class Linker:
         args = [self.x(a) for a in node.args]
         name = node.name
         game = self.game
-        linked = game._functions
+        params = tuple(p.name for p in game.rules.functions[name].params)
         plan = game.memo.plan(name)
+        if len(args) == len(params) <= 3:
+            return _function_call(game, name, params, args, plan)
+        linked = game._functions
         if plan is None:
             def call(env):
                 values = [a(env) for a in args]
@@ -356,7 +359,20 @@ class Linker:
     def x_CallProcedure(self, node: ir.CallProcedure) -> XFn:
         args = [self.x(a) for a in node.args]
         name = node.name
-        call = self.game.call_procedure
+        game = self.game
+        params = tuple(p.name for p in game.rules.procedures[name].params)
+        if len(args) == len(params) == 1:
+            (a0,), (p0,) = args, params
+            body = None
+
+            def call1(env):
+                nonlocal body
+                v0 = a0(env)
+                if body is None:
+                    body = game._procedure(name)[1]
+                return run_body(body, {p0: v0})
+            return call1
+        call = game.call_procedure
         return lambda env: call(name, [a(env) for a in args])
 
     def x_Aggregate(self, node: ir.Aggregate) -> XFn:
@@ -714,6 +730,119 @@ class Linker:
 
 
 _UNBOUND = object()
+
+
+def _function_call(game: "Game", name: str, params: tuple[str, ...], args: list[XFn], plan) -> XFn:
+    """A call of a function of at most three parameters, written out: the arguments in locals,
+    the environment built directly, the linked body kept after its first use, and (``plan``)
+    the memo of Game._caller. The same steps in the same order as the general call."""
+    n = len(args)
+    a0, a1, a2 = (args + [None, None, None])[:3]
+    p0, p1, p2 = (list(params) + [None, None, None])[:3]
+    body = None
+
+    def linked():
+        nonlocal body
+        body = game._function(name)[1]
+        return body
+
+    if plan is None:
+        if n == 0:
+            return lambda env: (body or linked())({})
+        if n == 1:
+            return lambda env: (body or linked())({p0: a0(env)})
+        if n == 2:
+            def call2(env):
+                v0 = a0(env)
+                return (body or linked())({p0: v0, p1: a1(env)})
+            return call2
+
+        def call3(env):
+            v0 = a0(env)
+            v1 = a1(env)
+            return (body or linked())({p0: v0, p1: v1, p2: a2(env)})
+        return call3
+
+    table, key_of, storable = plan.table, plan.key, plan.storable
+    get = table.get
+
+    # Below, each arity repeats the same steps: the key (SKIP: not memoised), the look-up (a
+    # list argument cannot be hashed: not memoised), else the body, kept unless it gave a list.
+    if n == 0:
+        def memo0(env):
+            if game.memo_on:
+                result = get((), MISS)
+                if result is not MISS:
+                    return result
+                result = (body or linked())({})
+                if result.__class__ is not list:
+                    table[()] = result
+                return result
+            return (body or linked())({})
+        return memo0  # no argument: the key is always (), nothing to check
+    if n == 1:
+        def memo1(env):
+            v0 = a0(env)
+            if game.memo_on:
+                values = [v0]
+                key = key_of(values)
+                if key is not SKIP:
+                    try:
+                        result = get(key, MISS)
+                    except TypeError:
+                        return (body or linked())({p0: v0})
+                    if result is not MISS:
+                        return result
+                    result = (body or linked())({p0: v0})
+                    if result.__class__ is not list and (storable is None or storable(values)):
+                        table[key] = result
+                    return result
+            return (body or linked())({p0: v0})
+        return memo1
+    if n == 2:
+        def memo2(env):
+            v0 = a0(env)
+            v1 = a1(env)
+            if game.memo_on:
+                values = [v0, v1]
+                key = key_of(values)
+                if key is not SKIP:
+                    try:
+                        result = get(key, MISS)
+                    except TypeError:
+                        return (body or linked())({p0: v0, p1: v1})
+                    if result is not MISS:
+                        return result
+                    result = (body or linked())({p0: v0, p1: v1})
+                    if result.__class__ is not list and (storable is None or storable(values)):
+                        table[key] = result
+                    return result
+            return (body or linked())({p0: v0, p1: v1})
+        return memo2
+
+    def memo3(env):
+        v0 = a0(env)
+        v1 = a1(env)
+        v2 = a2(env)
+        if game.memo_on:
+            values = [v0, v1, v2]
+            key = key_of(values)
+            if key is not SKIP:
+                try:
+                    result = get(key, MISS)
+                except TypeError:
+                    return (body or linked())({p0: v0, p1: v1, p2: v2})
+                if result is not MISS:
+                    return result
+                result = (body or linked())({p0: v0, p1: v1, p2: v2})
+                if result.__class__ is not list and (storable is None or storable(values)):
+                    table[key] = result
+                return result
+        return (body or linked())({p0: v0, p1: v1, p2: v2})
+    return memo3
+
+
+_NO_VALUES: list = []
 
 
 def _binding_loop(func: str, source: XFn, where: XFn | None, mapped: XFn | None, var: str) -> XFn | None:
