@@ -327,6 +327,21 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         game.record({"type": "end", "winner": None})
         raise GameOver()
 
+    def distance(a, b):
+        if a.__class__ is grid.Hex and b.__class__ is grid.Hex:  # what need_hex lets through
+            return a.distance(b)
+        return need_hex(a).distance(need_hex(b))
+
+    around: dict = {}  # the board never changes: each hex's neighbours are listed once
+
+    def neighbours(h):
+        known = around.get(h) if h.__class__ is grid.Hex else None
+        if known is None:
+            known = board.neighbours(need_hex(h))
+            around[h] = tuple(known)
+            return known
+        return list(known)  # a list of its own for each call, as board.neighbours gives
+
     def text(value):
         from .state import label
         shown = label(value, board)
@@ -340,9 +355,8 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         "empty": lambda items: not items, "first": first, "last": last, "without": without,
         "shuffle": shuffle, "push": lambda items, item: items.append(item), "pop": pop,
         "remove": remove, "hexes": lambda: list(board),
-        "distance": lambda a, b: need_hex(a).distance(need_hex(b)),
-        "neighbours": lambda h: board.neighbours(need_hex(h)),
-        "adjacent": lambda a, b: need_hex(a).distance(need_hex(b)) == 1,
+        "distance": distance, "neighbours": neighbours,
+        "adjacent": lambda a, b: distance(a, b) == 1,
         "toward_edge": toward_edge, "on_edge": on_edge, "in_section": in_section,
         "line_clear": line_clear, "reachable": reachable,
         "move_options": move_options, "move_path": move_path, "move_spent": move_spent,

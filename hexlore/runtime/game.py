@@ -399,6 +399,17 @@ class Game:
         linked = self._functions
 
         if plan is None:
+            params = [p.name for p in self.rules.functions[name].params]
+            if len(params) == 2:  # a cost, a test of a hex for a unit: the usual callbacks
+                p0, p1 = params
+
+                def call2(args):
+                    body = (linked.get(name) or self._function(name))[1]
+                    if len(args) == 2:
+                        return body({p0: args[0], p1: args[1]})
+                    return body(dict(zip(params, args)))
+                return call2
+
             def call(args):
                 params, body = linked.get(name) or self._function(name)
                 return body(dict(zip(params, args)))

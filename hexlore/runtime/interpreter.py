@@ -326,7 +326,7 @@ class Linker:
         game = self.game
         params = tuple(p.name for p in game.rules.functions[name].params)
         plan = game.memo.plan(name)
-        if len(args) == len(params) <= 3:
+        if len(args) == len(params) <= 4:
             return _function_call(game, name, params, args, plan)
         linked = game._functions
         if plan is None:
@@ -392,7 +392,8 @@ class Linker:
         # The common aggregates bind the variable in the caller's environment for the loop and
         # put back what it held (a name the aggregate shadows) instead of copying the
         # environment: the same values are seen, the same way, in the same order.
-        if func in ("count", "any", "list") or (func == "all" and mapped is None and where is not None):
+        if func in ("count", "any", "list", "sum", "min", "max") or \
+                (func == "all" and mapped is None and where is not None):
             loop = _binding_loop(func, source, where, mapped, var)
             if loop is not None:
                 return loop
@@ -733,12 +734,12 @@ _UNBOUND = object()
 
 
 def _function_call(game: "Game", name: str, params: tuple[str, ...], args: list[XFn], plan) -> XFn:
-    """A call of a function of at most three parameters, written out: the arguments in locals,
+    """A call of a function of at most four parameters, written out: the arguments in locals,
     the environment built directly, the linked body kept after its first use, and (``plan``)
     the memo of Game._caller. The same steps in the same order as the general call."""
     n = len(args)
-    a0, a1, a2 = (args + [None, None, None])[:3]
-    p0, p1, p2 = (list(params) + [None, None, None])[:3]
+    a0, a1, a2, a3 = (args + [None] * 4)[:4]
+    p0, p1, p2, p3 = (list(params) + [None] * 4)[:4]
     body = None
 
     def linked():
@@ -757,11 +758,19 @@ def _function_call(game: "Game", name: str, params: tuple[str, ...], args: list[
                 return (body or linked())({p0: v0, p1: a1(env)})
             return call2
 
-        def call3(env):
+        if n == 3:
+            def call3(env):
+                v0 = a0(env)
+                v1 = a1(env)
+                return (body or linked())({p0: v0, p1: v1, p2: a2(env)})
+            return call3
+
+        def call4(env):
             v0 = a0(env)
             v1 = a1(env)
-            return (body or linked())({p0: v0, p1: v1, p2: a2(env)})
-        return call3
+            v2 = a2(env)
+            return (body or linked())({p0: v0, p1: v1, p2: v2, p3: a3(env)})
+        return call4
 
     table, key_of, storable = plan.table, plan.key, plan.storable
     get = table.get
@@ -820,33 +829,57 @@ def _function_call(game: "Game", name: str, params: tuple[str, ...], args: list[
             return (body or linked())({p0: v0, p1: v1})
         return memo2
 
-    def memo3(env):
+    if n == 3:
+        def memo3(env):
+            v0 = a0(env)
+            v1 = a1(env)
+            v2 = a2(env)
+            if game.memo_on:
+                values = [v0, v1, v2]
+                key = key_of(values)
+                if key is not SKIP:
+                    try:
+                        result = get(key, MISS)
+                    except TypeError:
+                        return (body or linked())({p0: v0, p1: v1, p2: v2})
+                    if result is not MISS:
+                        return result
+                    result = (body or linked())({p0: v0, p1: v1, p2: v2})
+                    if result.__class__ is not list and (storable is None or storable(values)):
+                        table[key] = result
+                    return result
+            return (body or linked())({p0: v0, p1: v1, p2: v2})
+        return memo3
+
+    def memo4(env):
         v0 = a0(env)
         v1 = a1(env)
         v2 = a2(env)
+        v3 = a3(env)
         if game.memo_on:
-            values = [v0, v1, v2]
+            values = [v0, v1, v2, v3]
             key = key_of(values)
             if key is not SKIP:
                 try:
                     result = get(key, MISS)
                 except TypeError:
-                    return (body or linked())({p0: v0, p1: v1, p2: v2})
+                    return (body or linked())({p0: v0, p1: v1, p2: v2, p3: v3})
                 if result is not MISS:
                     return result
-                result = (body or linked())({p0: v0, p1: v1, p2: v2})
+                result = (body or linked())({p0: v0, p1: v1, p2: v2, p3: v3})
                 if result.__class__ is not list and (storable is None or storable(values)):
                     table[key] = result
                 return result
-        return (body or linked())({p0: v0, p1: v1, p2: v2})
-    return memo3
+        return (body or linked())({p0: v0, p1: v1, p2: v2, p3: v3})
+    return memo4
 
 
 _NO_VALUES: list = []
 
 
 def _binding_loop(func: str, source: XFn, where: XFn | None, mapped: XFn | None, var: str) -> XFn | None:
-    """count, any, all (of a condition) and list, looping with ``var`` bound in ``env`` itself.
+    """count, any, all (of a condition), sum, min, max and list, looping with ``var`` bound in
+    ``env`` itself.
 
     The source is computed before the variable is bound (as with a copied environment), and
     the variable's former value, or its absence, is put back however the loop ends.
@@ -894,6 +927,39 @@ def _binding_loop(func: str, source: XFn, where: XFn | None, mapped: XFn | None,
             finally:
                 _restore(env, var, old)
         return every
+    if func == "sum":
+        def total(env):
+            items = source(env)
+            old = env.get(var, _UNBOUND)
+            result = 0
+            try:
+                for item in items:
+                    env[var] = item
+                    if where is None or where(env):
+                        result = result + _num(mapped(env) if mapped is not None else item)  # as sum() adds
+            finally:
+                _restore(env, var, old)
+            return result
+        return total
+    if func in ("min", "max"):
+        lowest = func == "min"
+
+        def extreme(env):
+            items = source(env)
+            old = env.get(var, _UNBOUND)
+            best = _UNBOUND
+            try:
+                for item in items:
+                    env[var] = item
+                    if where is None or where(env):
+                        v = _num(mapped(env) if mapped is not None else item)
+                        # min() and max() keep the first of equal values: replace only if better
+                        if best is _UNBOUND or (v < best if lowest else v > best):
+                            best = v
+            finally:
+                _restore(env, var, old)
+            return 0 if best is _UNBOUND else best
+        return extreme
     if func == "list":
         def collect(env):
             items = source(env)
