@@ -59,6 +59,18 @@ procedure unread_argument(u: unit, v: unit) -> list of int {
   return [ignores_unit(u, 2), ignores_unit(v, 2), ignores_unit(u, 3)]
 }
 procedure several_bools() -> list of bool { return [yes(true), yes(false), yes(true)] }
+
+function one(u: unit, h: hex) -> int = 1
+function never(u: unit, h: hex) -> bool = false
+function no_wall(u: unit, a: hex, b: hex) -> bool = false
+function nobody(u: unit, o: unit) -> bool = false
+procedure search_twice(u: unit, to: hex) -> list of int {
+  let a = count(move_options(u, 2, one, no_wall, never, nobody, never, "none"))
+  let b = count(move_path(u, to, 2, one, no_wall, never, nobody, never, "none"))
+  move(u, to)
+  let c = count(move_options(u, 2, one, no_wall, never, nobody, never, "none"))
+  return [a, b, c]
+}
 """
 
 SCENARIO = """
@@ -110,6 +122,18 @@ def test_a_memoised_answer_is_the_answer(demo, procedure, args, expected):
     plain, _ = run(demo, False, procedure, *args)
     assert memoised == plain == (expected[0] if len(expected) == 1 else expected)
     assert all(not table for table in game.memo.tables.values())  # nothing kept once it returns
+
+
+def test_move_options_and_move_path_share_a_search_until_a_unit_moves(demo, monkeypatch):
+    from hexlore.runtime import movement
+    searches = []
+    search = movement.search
+    monkeypatch.setattr(movement, "search", lambda *a, **k: searches.append(1) or search(*a, **k))
+    memoised, _ = run(demo, True, "search_twice", "u", "0,-2")
+    assert len(searches) == 2  # the path comes from the options' search; the move forgets it
+    plain, _ = run(demo, False, "search_twice", "u", "0,-2")
+    assert len(searches) == 5
+    assert memoised == plain == [17, 2, 9]  # v blocks the hex behind it; the corner sees fewer
 
 
 def test_the_memo_is_used(demo):

@@ -195,6 +195,22 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         return name
 
     def move_search(unit, budget, cost, obstacle, stops, passes, controls, zoc):
+        """The routes of a unit's move; move_options, move_path and move_spent with the same
+        arguments and nothing moved or changed in between (what the functions read) share one
+        search while the rules run (hexlore/runtime/memo.py)."""
+        if not game.memo_on:
+            return search_routes(unit, budget, cost, obstacle, stops, passes, controls, zoc)
+        key = (unit, budget, cost, obstacle, stops, passes, controls, zoc)
+        try:
+            table = game.memo.table("move", (cost, obstacle, stops, passes, controls))
+            found = table.get(key)
+        except TypeError:  # an argument that cannot be hashed: search, keep nothing
+            return search_routes(unit, budget, cost, obstacle, stops, passes, controls, zoc)
+        if found is None:
+            found = table[key] = search_routes(unit, budget, cost, obstacle, stops, passes, controls, zoc)
+        return found
+
+    def search_routes(unit, budget, cost, obstacle, stops, passes, controls, zoc):
         u = need_unit(unit)
         if u.hex is None:
             return u, {}

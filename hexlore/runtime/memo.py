@@ -263,14 +263,18 @@ def _no_key(values: list) -> tuple:
 
 
 class Memo:
-    """One game's memos: a dict per function, and who forgets what."""
+    """One game's memos: a dict per function, a dict per kind of built-in search (see
+    :meth:`table`), and who forgets what."""
 
     def __init__(self, rules: RuleSet):
         self.reads = function_reads(rules)
         self._plans = _cached(_ANALYSED_PLANS, rules, _plans)
         self.tables: dict[str, dict] = {name: {} for name in self.reads}
-        self._all = tuple(t.clear for t in self.tables.values())
-        self._forget: dict[Token, Callable[[], None]] = {}
+        # what reads what: each function's memo, then the tables made later
+        self._readers: list[tuple[frozenset, Callable[[], None]]] = [
+            (self.reads[name], table.clear) for name, table in self.tables.items()]
+        self._clears: dict[Token, list[Callable[[], None]]] = {}  # per token asked for
+        self._extra: dict[tuple, dict] = {}
         self._made: dict[str, Plan | None] = {}
 
     def plan(self, name: str) -> Plan | None:
@@ -282,9 +286,27 @@ class Memo:
         self._made[name] = plan
         return plan
 
+    def table(self, kind: str, functions: tuple[str, ...]) -> dict:
+        """A memo for a built-in that reads where the units stand and calls ``functions`` (a
+        movement search): forgotten when a unit moves or when what the functions read changes.
+        """
+        key = (kind, functions)
+        table = self._extra.get(key)
+        if table is None:
+            reads = {POSITIONS}
+            for name in functions:
+                reads |= self.reads.get(name, {ANY})
+            table = self._extra[key] = {}
+            reads = frozenset(reads)
+            self._readers.append((reads, table.clear))
+            for token, clears in self._clears.items():
+                if token in reads or ANY in reads:
+                    clears.append(table.clear)
+        return table
+
     def clear(self) -> None:
         """Forget everything."""
-        for clear in self._all:
+        for _, clear in self._readers:
             clear()
 
     def forgetter(self, token: Token | None) -> Callable[[], None] | None:
@@ -293,19 +315,14 @@ class Memo:
             return None
         if token == ANY:
             return self.clear
-        forget = self._forget.get(token)
-        if forget is None:
-            clears = tuple(self.tables[name].clear for name, reads in self.reads.items()
-                           if token in reads or ANY in reads)
-            if not clears:
-                forget = _nothing
-            elif len(clears) == 1:
-                forget = clears[0]
-            else:
-                def forget(clears=clears):
-                    for clear in clears:
-                        clear()
-            self._forget[token] = forget
+        clears = self._clears.get(token)
+        if clears is None:
+            clears = self._clears[token] = [clear for reads, clear in self._readers
+                                            if token in reads or ANY in reads]
+
+        def forget():
+            for clear in clears:
+                clear()
         return forget
 
 
