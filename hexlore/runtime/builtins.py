@@ -24,6 +24,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
     # the game holds these built-ins: they hold it weakly, so that a dropped game is freed at
     # once rather than left to the cyclic garbage collector
     game = weakref.proxy(game)
+    memo = game.memo
     board = state.board
 
     def num(v):
@@ -198,11 +199,11 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         """The routes of a unit's move; move_options, move_path and move_spent with the same
         arguments and nothing moved or changed in between (what the functions read) share one
         search while the rules run (hexlore/runtime/memo.py)."""
-        if not game.memo_on:
+        if not memo.on:
             return search_routes(unit, budget, cost, obstacle, stops, passes, controls, zoc)
         key = (unit, budget, cost, obstacle, stops, passes, controls, zoc)
         try:
-            table = game.memo.table("move", (cost, obstacle, stops, passes, controls))
+            table = memo.table("move", (cost, obstacle, stops, passes, controls))
             found = table.get(key)
         except TypeError:  # an argument that cannot be hashed: search, keep nothing
             return search_routes(unit, budget, cost, obstacle, stops, passes, controls, zoc)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import weakref
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -100,9 +101,8 @@ class Game:
         self.depth = 0
         self.state = GameState(scenario.board)
         # memoised results of pure functions (hexlore/runtime/memo.py): filled only while
-        # memo_on (inside guarded); linked code holds the memo's forgetters, so it is never replaced
+        # memo.on (inside guarded); linked code holds the memo's forgetters, so it is never replaced
         self.memo = Memo(rules)
-        self.memo_on = False
         self._callers: dict = {}
         self._hex_labels: dict[Hex, str] = {}  # the board never changes during a game
         self.linker = Linker(self)
@@ -112,6 +112,7 @@ class Game:
         self._procedures: dict = {}
         self._triggers: dict = {}
         self._blocks: dict = {}
+        self._default_makers: dict[str, list] = {}
         self.options: dict = {}
         self.tables: dict = {}
         problems: list[Diagnostic] = []
@@ -159,9 +160,14 @@ class Game:
 
     def field_defaults(self, kind: str) -> dict:
         """Fresh default values of a kind's fields (new lists each time: instances never share)."""
-        return {name: self.const(spec.default) if spec.default is not None else
-                ([] if spec.type.name == "list" else None)
-                for name, spec in self.rules.kinds[kind].fields.items()}
+        makers = self._default_makers.get(kind)
+        if makers is None:
+            makers = self._default_makers[kind] = [
+                (name, _literal_maker(spec.default) if spec.default is not None else
+                 (list if spec.type.name == "list" else _none))
+                for name, spec in self.rules.kinds[kind].fields.items()]
+        # a maker is a callable (a literal, list, _none) or an expression to evaluate each time
+        return {name: make() if callable(make) else self.const(make) for name, make in makers}
 
     def definition_values(self, d: DefinitionSpec) -> dict:
         values = self._def_values.get(d.name)
@@ -333,6 +339,15 @@ class Game:
             st.game[fname] = pile
 
     # ------------------------------------------------------------ linking
+    @property
+    def memo_on(self) -> bool:
+        """Whether function calls are memoised now (inside :meth:`guarded`)."""
+        return self.memo.on
+
+    @memo_on.setter
+    def memo_on(self, on: bool) -> None:
+        self.memo.on = on
+
     def _drop_linked(self) -> None:
         """Forget the linked code (it is linked again if the game is asked for more).
 
@@ -395,7 +410,9 @@ class Game:
         list argument (unhashable) or a number that could equal one of another class are not
         memoised either.
         """
-        plan = self.memo.plan(name)
+        # the callers live in the game: they hold it weakly (a game is freed once dropped)
+        gref, memo = weakref.ref(self), self.memo
+        plan = memo.plan(name)
         linked = self._functions
 
         if plan is None:
@@ -404,21 +421,21 @@ class Game:
                 p0, p1 = params
 
                 def call2(args):
-                    body = (linked.get(name) or self._function(name))[1]
+                    body = (linked.get(name) or gref()._function(name))[1]
                     if len(args) == 2:
                         return body({p0: args[0], p1: args[1]})
                     return body(dict(zip(params, args)))
                 return call2
 
             def call(args):
-                params, body = linked.get(name) or self._function(name)
+                params, body = linked.get(name) or gref()._function(name)
                 return body(dict(zip(params, args)))
             return call
         table, key_of, storable = plan.table, plan.key, plan.storable
 
         def memoised(args):
-            params, body = linked.get(name) or self._function(name)
-            if self.memo_on:
+            params, body = linked.get(name) or gref()._function(name)
+            if memo.on:
                 key = key_of(args)
                 if key is not SKIP:
                     try:
@@ -583,15 +600,15 @@ class Game:
         empty memo, so whatever Python changes between two calls (a test's ``given``, a
         snapshot restored) is never answered from a stale memo.
         """
-        outer = self.memo_on
+        outer = self.memo.on
         if not outer:
             self.memo.clear()
-            self.memo_on = self.memoise
+            self.memo.on = self.memoise
         try:
             return self._guarded(fn, args)
         finally:
             if not outer:
-                self.memo_on = False
+                self.memo.on = False
                 self.memo.clear()
 
     def _guarded(self, fn, args):
@@ -619,6 +636,39 @@ class Game:
                 eliminated[u.side.name].append(u.id)
         winner = self.state.winner.name if self.state.winner else None
         return GameResult(winner, self.state.game["round"], self.state.game["turn"], eliminated, self.log)
+
+
+class _Literal:
+    """A field default written as a literal (a constant, or a list of literals), made without
+    linking it again for every instance: the same constant object, or a new list of them,
+    exactly what evaluating the expression gives each time."""
+
+    __slots__ = ("value", "items")
+
+    def __init__(self, value, items=None):
+        self.value = value
+        self.items = items
+
+    def __call__(self):
+        if self.items is None:
+            return self.value
+        return [make() for make in self.items]
+
+
+def _literal_maker(node: ir.X):
+    """A _Literal for a constant or a list of literals, else the node itself (evaluated each
+    time, as it may call functions)."""
+    if node.__class__ is ir.Const:
+        return _Literal(node.value)
+    if node.__class__ is ir.MakeList:
+        items = [_literal_maker(i) for i in node.items]
+        if all(i.__class__ is _Literal for i in items):
+            return _Literal(None, items)
+    return node
+
+
+def _none():
+    return None
 
 
 def _index(spec, position: int) -> int:

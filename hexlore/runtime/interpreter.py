@@ -74,6 +74,11 @@ class Linker:
         # weak: the game holds the linker, and a game that holds nothing that holds it back is
         # freed as soon as it is dropped (see Game.play), with no work for the cyclic collector
         self._game = weakref.ref(game)
+        # what linked code reads directly: none of these holds the game, so no linked closure
+        # does either (the game is reached through the weak reference where needed)
+        self.rules = game.rules
+        self.state = game.state
+        self.memo = game.memo
         self.functions: dict[str, tuple[tuple[str, ...], XFn]] = {}
 
     @property
@@ -107,6 +112,7 @@ class Linker:
         obj = self.x(node.obj)
         name = node.name
         game = self.game
+        gref, rules, state = self._game, self.rules, self.state
         origin = node.origin
 
         def none(what):
@@ -166,14 +172,14 @@ class Linker:
                 return s.f[name]
             return side_field
         if node.owner == "hex":
-            board = game.state.board
+            board = state.board
             if name == "q":
                 return lambda env: need(obj(env), "a hex").q
             if name == "r":
                 return lambda env: need(obj(env), "a hex").r
             if name == "label":
                 return lambda env: board.label(need(obj(env), "a hex"))
-            fields = game.state.hex_fields
+            fields = state.hex_fields
 
             def hex_field(env):
                 h = obj(env)
@@ -182,11 +188,11 @@ class Linker:
                 return fields[h][name]
             return hex_field
         if node.owner == "game":
-            gfields = game.state.game
+            gfields = state.game
             return lambda env: gfields[name]
         if node.owner == "face":
             return lambda env: getattr(need(obj(env), "a face"), name) if name != "die" else \
-                game.rules.dice[need(obj(env), "a face").die]
+                rules.dice[need(obj(env), "a face").die]
         if node.owner == "def":
             if name == "name":
                 return lambda env: need(obj(env), "a definition").name
@@ -201,7 +207,7 @@ class Linker:
                     none("a definition")
                 values = def_values.get(d.name)
                 if values is None:
-                    values = game.definition_values(d)
+                    values = gref().definition_values(d)
                 value = values[name]
                 if value is None:
                     kind = d.kind
@@ -228,7 +234,7 @@ class Linker:
     def _may_be_unset(self, kind: str, name: str) -> str | None:
         """The pack that added field ``name`` to ``kind`` if definitions of packs that do not see it
         may leave it unset (none, though its type is not optional), else None."""
-        spec = self.game.rules.kinds[kind].fields.get(name) if kind in self.game.rules.kinds else None
+        spec = self.rules.kinds[kind].fields.get(name) if kind in self.rules.kinds else None
         if spec is None or spec.default is not None or spec.type.optional or spec.type.name == "list":
             return None
         return spec.pack or None
@@ -273,7 +279,7 @@ class Linker:
         # a built-in that changes the game forgets the memoised results of the functions that
         # read what it changes (memo.py); no Lore runs between the forgetting and the change,
         # so forgetting first is the same as after, and holds when it raises (win ends the game)
-        invalidate = self.game.memo.forgetter(effect_token(name))
+        invalidate = self.memo.forgetter(effect_token(name))
 
         # the arguments are computed before the try: their own failures are not this call's
         if invalidate is None and len(args) == 1:
@@ -323,24 +329,24 @@ class Linker:
     def x_CallFunction(self, node: ir.CallFunction) -> XFn:
         args = [self.x(a) for a in node.args]
         name = node.name
-        game = self.game
-        params = tuple(p.name for p in game.rules.functions[name].params)
-        plan = game.memo.plan(name)
+        gref, memo = self._game, self.memo
+        params = tuple(p.name for p in self.rules.functions[name].params)
+        plan = memo.plan(name)
         if len(args) == len(params) <= 4:
-            return _function_call(game, name, params, args, plan)
-        linked = game._functions
+            return _function_call(gref, memo, name, params, args, plan)
+        linked = self.game._functions
         if plan is None:
             def call(env):
                 values = [a(env) for a in args]
-                params, body = linked.get(name) or game._function(name)
+                params, body = linked.get(name) or gref()._function(name)
                 return body(dict(zip(params, values)))
             return call
         table, key_of, storable = plan.table, plan.key, plan.storable
 
         def memoised(env):
             values = [a(env) for a in args]
-            params, body = linked.get(name) or game._function(name)
-            if game.memo_on:  # as Game._caller does (repeated here: one call less)
+            params, body = linked.get(name) or gref()._function(name)
+            if memo.on:  # as Game._caller does (repeated here: one call less)
                 key = key_of(values)
                 if key is not SKIP:
                     try:
@@ -359,8 +365,8 @@ class Linker:
     def x_CallProcedure(self, node: ir.CallProcedure) -> XFn:
         args = [self.x(a) for a in node.args]
         name = node.name
-        game = self.game
-        params = tuple(p.name for p in game.rules.procedures[name].params)
+        gref = self._game
+        params = tuple(p.name for p in self.rules.procedures[name].params)
         if len(args) == len(params) == 1:
             (a0,), (p0,) = args, params
             body = None
@@ -369,11 +375,10 @@ class Linker:
                 nonlocal body
                 v0 = a0(env)
                 if body is None:
-                    body = game._procedure(name)[1]
+                    body = gref()._procedure(name)[1]
                 return run_body(body, {p0: v0})
             return call1
-        call = game.call_procedure
-        return lambda env: call(name, [a(env) for a in args])
+        return lambda env: gref().call_procedure(name, [a(env) for a in args])
 
     def x_Aggregate(self, node: ir.Aggregate) -> XFn:
         source = self.x(node.source)
@@ -540,9 +545,9 @@ class Linker:
         names = [n for n, _ in node.args]
         values = [self.x(v) for _, v in node.args]
         event = node.event
-        emit = self.game.emit
+        gref = self._game
         origin = node.origin
-        return lambda env: emit(event, {n: v(env) for n, v in zip(names, values)}, origin)
+        return lambda env: gref().emit(event, {n: v(env) for n, v in zip(names, values)}, origin)
 
     def x_Choose(self, node: ir.Choose) -> XFn:
         source, by = self.x(node.source), self.x(node.by)
@@ -550,7 +555,7 @@ class Linker:
         default = self.x(node.default) if node.default else None
         var = node.var
         name = node.decision
-        decide = self.game.decide
+        gref = self._game
         origin = node.origin
 
         def choose(env):
@@ -568,21 +573,21 @@ class Linker:
             if default is not None:
                 d = default(env)
                 default_index = options.index(d) if d in options else None
-            return options[decide(name, by(env), options, scores, default_index, origin)]
+            return options[gref().decide(name, by(env), options, scores, default_index, origin)]
         return choose
 
     def x_Ask(self, node: ir.Ask) -> XFn:
         by = self.x(node.by)
         default = self.x(node.default) if node.default else None
         name = node.decision
-        decide = self.game.decide
+        gref = self._game
         origin = node.origin
 
         def ask(env):
             options = [True, False]
             d = default(env) if default else None
             default_index = None if d is None else (0 if d else 1)
-            return options[decide(name, by(env), options, None, default_index, origin)]
+            return options[gref().decide(name, by(env), options, None, default_index, origin)]
         return ask
 
     # ------------------------------------------------------------ statements
@@ -629,19 +634,19 @@ class Linker:
     def s_SetField(self, node: ir.SetField) -> SFn:
         obj, value = self.x(node.obj), self.x(node.value)
         name, op, owner = node.name, node.op, node.owner
-        game = self.game
+        state = self.state
         origin = node.origin
         # setting the field forgets the memoised results of the functions that may read it
-        invalidate = game.memo.forgetter(field_token(owner, name) or ANY)
+        invalidate = self.memo.forgetter(field_token(owner, name) or ANY)
 
         def fields_of(env) -> dict:
             target = obj(env)
             if target is None:
                 raise RuleError(f"cannot change '{name}' of none", origin)
             if owner == "hex":
-                return game.state.hex_fields[target]
+                return state.hex_fields[target]
             if owner == "game":
-                return game.state.game
+                return state.game
             return target.f
 
         def assign(env):
@@ -733,7 +738,8 @@ class Linker:
 _UNBOUND = object()
 
 
-def _function_call(game: "Game", name: str, params: tuple[str, ...], args: list[XFn], plan) -> XFn:
+def _function_call(gref: "weakref.ref[Game]", memo, name: str, params: tuple[str, ...], args: list[XFn],
+                   plan) -> XFn:
     """A call of a function of at most four parameters, written out: the arguments in locals,
     the environment built directly, the linked body kept after its first use, and (``plan``)
     the memo of Game._caller. The same steps in the same order as the general call."""
@@ -744,7 +750,7 @@ def _function_call(game: "Game", name: str, params: tuple[str, ...], args: list[
 
     def linked():
         nonlocal body
-        body = game._function(name)[1]
+        body = gref()._function(name)[1]
         return body
 
     if plan is None:
@@ -779,7 +785,7 @@ def _function_call(game: "Game", name: str, params: tuple[str, ...], args: list[
     # list argument cannot be hashed: not memoised), else the body, kept unless it gave a list.
     if n == 0:
         def memo0(env):
-            if game.memo_on:
+            if memo.on:
                 result = get((), MISS)
                 if result is not MISS:
                     return result
@@ -792,7 +798,7 @@ def _function_call(game: "Game", name: str, params: tuple[str, ...], args: list[
     if n == 1:
         def memo1(env):
             v0 = a0(env)
-            if game.memo_on:
+            if memo.on:
                 values = [v0]
                 key = key_of(values)
                 if key is not SKIP:
@@ -812,7 +818,7 @@ def _function_call(game: "Game", name: str, params: tuple[str, ...], args: list[
         def memo2(env):
             v0 = a0(env)
             v1 = a1(env)
-            if game.memo_on:
+            if memo.on:
                 values = [v0, v1]
                 key = key_of(values)
                 if key is not SKIP:
@@ -834,7 +840,7 @@ def _function_call(game: "Game", name: str, params: tuple[str, ...], args: list[
             v0 = a0(env)
             v1 = a1(env)
             v2 = a2(env)
-            if game.memo_on:
+            if memo.on:
                 values = [v0, v1, v2]
                 key = key_of(values)
                 if key is not SKIP:
@@ -856,7 +862,7 @@ def _function_call(game: "Game", name: str, params: tuple[str, ...], args: list[
         v1 = a1(env)
         v2 = a2(env)
         v3 = a3(env)
-        if game.memo_on:
+        if memo.on:
             values = [v0, v1, v2, v3]
             key = key_of(values)
             if key is not SKIP:

@@ -276,6 +276,7 @@ class Memo:
         self._clears: dict[Token, list[Callable[[], None]]] = {}  # per token asked for
         self._extra: dict[tuple, dict] = {}
         self._made: dict[str, Plan | None] = {}
+        self.on = False  # set by Game.guarded: memos are used (and kept) only while rules run
 
     def plan(self, name: str) -> Plan | None:
         """How calls of function ``name`` are memoised, or None if they are not."""
