@@ -7,6 +7,7 @@ small exceptions. Errors in rules at run time carry the origin of the statement.
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 import weakref
 from operator import itemgetter
@@ -64,6 +65,60 @@ class GameOver(Exception):
     pass
 
 
+#: env[name] for each local name (itemgetters hold no state: shared by every game)
+_LOCALS: dict[str, Callable] = {}
+#: per rule set, the linked closures every game of it can share (kept while the rules live)
+_SHARED: dict[int, tuple[weakref.ref, dict]] = {}
+
+
+def _shared_for(rules) -> tuple[dict, dict]:
+    """The closures shared by the games of ``rules`` and which nodes may be shared, both by
+    node id (each entry holds its node, so an id is never reused while its entry lives)."""
+    entry = _SHARED.get(id(rules))
+    if entry is not None and entry[0]() is rules:
+        return entry[1]
+    key = id(rules)
+    shared: tuple[dict, dict] = ({}, {})
+    _SHARED[key] = (weakref.ref(rules, lambda _, key=key: _SHARED.pop(key, None)), shared)
+    return shared
+
+
+#: expressions linked without reading anything of the game (the Linker methods of these make
+#: closures over their children, the node's own fields and the rules only)
+_SHAREABLE_NODES = (ir.Const, ir.Local, ir.FunctionRef, ir.Binary, ir.Unary, ir.Conditional, ir.IsA,
+                    ir.HasTag, ir.MakeList, ir.ListIndex, ir.Aggregate)
+#: field reads that read the value itself (a unit's, a side's fields…), not the game's tables
+_SHAREABLE_OWNERS = ("unit", "side", "event", "face", "any")
+
+
+def _shareable(node, known: dict) -> bool:
+    """Whether ``node`` and everything under it can be linked once for all games."""
+    entry = known.get(id(node))
+    if entry is not None and entry[0] is node:
+        return entry[1]
+    if node.__class__ is ir.GetField:
+        ok = node.owner in _SHAREABLE_OWNERS and _shareable(node.obj, known)
+    elif isinstance(node, _SHAREABLE_NODES):
+        ok = all(_shareable(child, known) for child in _subexpressions(node))
+    else:
+        ok = False
+    known[id(node)] = (node, ok)
+    return ok
+
+
+def _subexpressions(node) -> list:
+    out = []
+    for f in dataclasses.fields(node):
+        stack = [getattr(node, f.name)]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, tuple):
+                stack.extend(value)
+            elif isinstance(value, (ir.X, ir.S)):
+                out.append(value)
+    return out
+
+
 #: the Linker method for each node class, found once
 _LINK_X: dict[type, Callable] = {}
 _LINK_S: dict[type, Callable] = {}
@@ -79,6 +134,7 @@ class Linker:
         self.rules = game.rules
         self.state = game.state
         self.memo = game.memo
+        self._shared, self._shareable = _shared_for(game.rules)
         self.functions: dict[str, tuple[tuple[str, ...], XFn]] = {}
 
     @property
@@ -90,6 +146,15 @@ class Linker:
         link = _LINK_X.get(node.__class__)
         if link is None:
             link = _LINK_X[node.__class__] = getattr(Linker, "x_" + type(node).__name__)
+        if _shareable(node, self._shareable):
+            # an expression that reads nothing of a game but its environment and the objects
+            # in it is linked once for every game of these rules
+            entry = self._shared.get(id(node))
+            if entry is not None and entry[0] is node:
+                return entry[1]
+            linked = link(self, node)
+            self._shared[id(node)] = (node, linked)
+            return linked
         return link(self, node)
 
     def x_Const(self, node: ir.Const) -> XFn:
@@ -102,7 +167,11 @@ class Linker:
         return lambda env: options[name]
 
     def x_Local(self, node: ir.Local) -> XFn:
-        return itemgetter(node.name)  # env[name], without a Python frame
+        # env[name], without a Python frame; one getter per name for all games
+        getter = _LOCALS.get(node.name)
+        if getter is None:
+            getter = _LOCALS[node.name] = itemgetter(node.name)
+        return getter
 
     def x_GameRef(self, node: ir.GameRef) -> XFn:
         game = self._game
