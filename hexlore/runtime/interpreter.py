@@ -739,6 +739,20 @@ class Linker:
     def s_If(self, node: ir.If) -> SFn:
         branches = [(self.x(c), self.block(b)) for c, b in node.branches]
         otherwise = self.block(node.otherwise) if node.otherwise else None
+        if len(branches) == 1:  # if … { } [else { }]: the usual shape, without the loop
+            (cond, body), = branches
+            if otherwise is None:
+                def run1(env):
+                    if cond(env):
+                        body(env)
+                return run1
+
+            def run2(env):
+                if cond(env):
+                    body(env)
+                else:
+                    otherwise(env)
+            return run2
 
         def run(env):
             for cond, body in branches:
