@@ -22,14 +22,15 @@ from hexlore.runtime.scenario import load_scenario_text
 PACK = """pack demo.memo
 fields unit { hp: int = 3, tag: int = 0 }
 fields game { pile: list of int = [] }
-# each of these calls a built-in, so it is memoised
+# each of these lists the units (or aggregates), so it is worth memoising
 function strength(u: unit) -> int = u.hp + count(units())
-function steps_to(u: unit, h: hex) -> int = distance(u.hex, h) + count([])
+function steps_to(u: unit, h: hex) -> int = distance(u.hex, h) + 0 * count(units())
 function around(u: unit) -> list of hex = list(each h in neighbours(u.hex) where true)
-function shown(x: any) -> text = text(x)
-function piled() -> int = count(game.pile)
-function ignores_unit(u: unit, n: int) -> int = n + count([])
-function yes(x: bool) -> bool = x and empty([])
+function shown(x: any) -> text = (text(x) if count(units()) >= 0 else "")
+function piled() -> int = count(game.pile) + 0 * count(units())
+function ignores_unit(u: unit, n: int) -> int = n + 0 * count(units())
+function yes(x: bool) -> bool = x and count(units()) >= 0
+function cheap(u: unit) -> int = u.hp + 1
 
 procedure field_changes(u: unit) -> list of int {
   let before = strength(u)
@@ -156,8 +157,22 @@ def test_what_functions_read(demo):
     reads = function_reads(demo[0])
     assert reads["strength"] == {("unit", "hp"), POSITIONS}
     assert reads["steps_to"] == {POSITIONS}
-    assert reads["piled"] == {("game", "pile")}
+    assert reads["piled"] == {("game", "pile"), POSITIONS}
+    assert reads["cheap"] == {("unit", "hp")}
     assert ANY not in set().union(*reads.values())
+
+
+def test_cheap_functions_are_not_memoised_and_seldom_answered_ones_stop_being(demo):
+    rules, scenario = demo
+    game = Game(rules, scenario)
+    assert game.memo.plan("cheap") is None and game.memo.plan("strength") is not None
+    game.memo.on = True  # as inside guarded
+    u = game.state.units["u"]
+    plan = game.memo.plan("ignores_unit")
+    assert [game.call_function("ignores_unit", [u, n]) for n in range(100)] == list(range(100))
+    assert plan.misses >= 64 and not plan.active  # 100 different calls, none answered
+    assert game.call_function("ignores_unit", [u, 5]) == 5  # still the right answer, not looked up
+    assert plan.hits == 0
 
 
 @pytest.mark.parametrize("scenario, packs, policies", [

@@ -435,7 +435,7 @@ class Game:
 
         def memoised(args):
             params, body = linked.get(name) or gref()._function(name)
-            if memo.on:
+            if memo.on and plan.active:
                 key = key_of(args)
                 if key is not SKIP:
                     try:
@@ -443,10 +443,12 @@ class Game:
                     except TypeError:  # an unhashable argument (a list)
                         return body(dict(zip(params, args)))
                     if result is not MISS:
+                        plan.hits += 1
                         return result
                     result = body(dict(zip(params, args)))
                     if result.__class__ is not list and (storable is None or storable(args)):
                         table[key] = result
+                    plan.missed()
                     return result
             return body(dict(zip(params, args)))
         return memoised

@@ -415,7 +415,7 @@ class Linker:
         def memoised(env):
             values = [a(env) for a in args]
             params, body = linked.get(name) or gref()._function(name)
-            if memo.on:  # as Game._caller does (repeated here: one call less)
+            if memo.on and plan.active:  # as Game._caller does (repeated here: one call less)
                 key = key_of(values)
                 if key is not SKIP:
                     try:
@@ -423,10 +423,12 @@ class Linker:
                     except TypeError:  # an unhashable argument (a list)
                         return body(dict(zip(params, values)))
                     if result is not MISS:
+                        plan.hits += 1
                         return result
                     result = body(dict(zip(params, values)))
                     if result.__class__ is not list and (storable is None or storable(values)):
                         table[key] = result
+                    plan.missed()
                     return result
             return body(dict(zip(params, values)))
         return memoised
@@ -868,20 +870,22 @@ def _function_call(gref: "weakref.ref[Game]", memo, name: str, params: tuple[str
     # list argument cannot be hashed: not memoised), else the body, kept unless it gave a list.
     if n == 0:
         def memo0(env):
-            if memo.on:
+            if memo.on and plan.active:
                 result = get((), MISS)
                 if result is not MISS:
+                    plan.hits += 1
                     return result
                 result = (body or linked())({})
                 if result.__class__ is not list:
                     table[()] = result
+                plan.missed()
                 return result
             return (body or linked())({})
         return memo0  # no argument: the key is always (), nothing to check
     if n == 1:
         def memo1(env):
             v0 = a0(env)
-            if memo.on:
+            if memo.on and plan.active:
                 values = [v0]
                 key = key_of(values)
                 if key is not SKIP:
@@ -890,10 +894,12 @@ def _function_call(gref: "weakref.ref[Game]", memo, name: str, params: tuple[str
                     except TypeError:
                         return (body or linked())({p0: v0})
                     if result is not MISS:
+                        plan.hits += 1
                         return result
                     result = (body or linked())({p0: v0})
                     if result.__class__ is not list and (storable is None or storable(values)):
                         table[key] = result
+                    plan.missed()
                     return result
             return (body or linked())({p0: v0})
         return memo1
@@ -901,7 +907,7 @@ def _function_call(gref: "weakref.ref[Game]", memo, name: str, params: tuple[str
         def memo2(env):
             v0 = a0(env)
             v1 = a1(env)
-            if memo.on:
+            if memo.on and plan.active:
                 values = [v0, v1]
                 key = key_of(values)
                 if key is not SKIP:
@@ -910,10 +916,12 @@ def _function_call(gref: "weakref.ref[Game]", memo, name: str, params: tuple[str
                     except TypeError:
                         return (body or linked())({p0: v0, p1: v1})
                     if result is not MISS:
+                        plan.hits += 1
                         return result
                     result = (body or linked())({p0: v0, p1: v1})
                     if result.__class__ is not list and (storable is None or storable(values)):
                         table[key] = result
+                    plan.missed()
                     return result
             return (body or linked())({p0: v0, p1: v1})
         return memo2
@@ -923,7 +931,7 @@ def _function_call(gref: "weakref.ref[Game]", memo, name: str, params: tuple[str
             v0 = a0(env)
             v1 = a1(env)
             v2 = a2(env)
-            if memo.on:
+            if memo.on and plan.active:
                 values = [v0, v1, v2]
                 key = key_of(values)
                 if key is not SKIP:
@@ -932,10 +940,12 @@ def _function_call(gref: "weakref.ref[Game]", memo, name: str, params: tuple[str
                     except TypeError:
                         return (body or linked())({p0: v0, p1: v1, p2: v2})
                     if result is not MISS:
+                        plan.hits += 1
                         return result
                     result = (body or linked())({p0: v0, p1: v1, p2: v2})
                     if result.__class__ is not list and (storable is None or storable(values)):
                         table[key] = result
+                    plan.missed()
                     return result
             return (body or linked())({p0: v0, p1: v1, p2: v2})
         return memo3
@@ -945,7 +955,7 @@ def _function_call(gref: "weakref.ref[Game]", memo, name: str, params: tuple[str
         v1 = a1(env)
         v2 = a2(env)
         v3 = a3(env)
-        if memo.on:
+        if memo.on and plan.active:
             values = [v0, v1, v2, v3]
             key = key_of(values)
             if key is not SKIP:
@@ -954,10 +964,12 @@ def _function_call(gref: "weakref.ref[Game]", memo, name: str, params: tuple[str
                 except TypeError:
                     return (body or linked())({p0: v0, p1: v1, p2: v2, p3: v3})
                 if result is not MISS:
+                    plan.hits += 1
                     return result
                 result = (body or linked())({p0: v0, p1: v1, p2: v2, p3: v3})
                 if result.__class__ is not list and (storable is None or storable(values)):
                     table[key] = result
+                plan.missed()
                 return result
         return (body or linked())({p0: v0, p1: v1, p2: v2, p3: v3})
     return memo4

@@ -170,14 +170,32 @@ _NUMBERS = frozenset({bool, int, float})
 _EXACT = {"int": int, "bool": bool}
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """How one function is memoised: its memo, the key of a call from its argument list (the
-    arguments the body reads; :data:`SKIP`: not memoised), and whether an answer may be kept."""
+#: a function whose memo answers fewer than one look-up in TRIAL_RATIO after TRIAL misses is
+#: no longer memoised in that game: its look-ups cost more than they save
+TRIAL = 64
+TRIAL_RATIO = 5
 
-    table: dict
-    key: Callable[[list], object]
-    storable: Callable[[list], bool] | None  # None: always
+
+class Plan:
+    """How one function is memoised in one game: its memo, the key of a call from its argument
+    list (the arguments the body reads; :data:`SKIP`: not memoised), whether an answer may be
+    kept, and how often the memo answered (``active`` turns off when it seldom does)."""
+
+    __slots__ = ("table", "key", "storable", "hits", "misses", "active")
+
+    def __init__(self, table: dict, key: Callable[[list], object], storable: Callable[[list], bool] | None):
+        self.table = table
+        self.key = key
+        self.storable = storable  # None: always
+        self.hits = 0
+        self.misses = 0
+        self.active = True
+
+    def missed(self) -> None:
+        """Count a miss; stop memoising a function whose memo seldom answers."""
+        self.misses += 1
+        if self.misses >= TRIAL and self.hits * TRIAL_RATIO < self.misses:
+            self.active = False
 
 
 def _make_plan(table: dict, shape: tuple) -> Plan:
@@ -216,25 +234,24 @@ def _make_plan(table: dict, shape: tuple) -> Plan:
     return Plan(table, key, storable)
 
 
+#: built-ins that cost about what a memo look-up costs: a function that calls only these (and
+#: aggregates nothing) is cheaper to evaluate again than to look up
+_CHEAP = frozenset({"count", "sum", "max", "min", "abs", "range", "empty", "first", "last", "without",
+                    "distance", "adjacent", "occupied", "unit_at", "units_at", "neighbours", "on_edge",
+                    "in_section", "toward_edge", "opponent", "sides", "text", "winner", "groups"})
+
+
 def _plans(rules: RuleSet) -> dict[str, tuple | None]:
-    """Per function: None if not worth memoising (a body that calls nothing and aggregates
-    nothing costs less than a memo look-up), else the positions of the arguments in the key,
-    and which of them are ints or bools, of type any, or of another type (see :class:`Plan`)."""
+    """Per function: None if not worth memoising (see :func:`_costly`), else the positions of
+    the arguments in the key, and which of them are ints or bools, of type any, or of another
+    type (see :class:`Plan`)."""
+    costly = _costly(rules)
     plans: dict[str, tuple | None] = {}
     for name, spec in rules.functions.items():
-        used: set[str] = set()
-        costly = False
-        stack = [spec.body]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, ir.Local):
-                used.add(node.name)
-            elif isinstance(node, (ir.CallFunction, ir.CallBuiltin, ir.Aggregate)):
-                costly = True
-            stack.extend(_children(node))
-        if not costly:
+        if not costly[name]:
             plans[name] = None
             continue
+        used = {node.name for node in _walk(spec.body) if isinstance(node, ir.Local)}
         # an argument the body never reads cannot change the result: it is left out of the key
         read = [(i, p.type.name) for i, p in enumerate(spec.params) if p.name in used]
         plans[name] = (tuple(i for i, _ in read),
@@ -243,6 +260,36 @@ def _plans(rules: RuleSet) -> dict[str, tuple | None]:
                        tuple(i for i, t in read if t not in _EXACT and t != "any"),
                        len(spec.params))
     return plans
+
+
+def _walk(body) -> Iterable:
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(_children(node))
+
+
+def _costly(rules: RuleSet) -> dict[str, bool]:
+    """Functions worth memoising: those that aggregate a list, call a built-in that is not
+    :data:`_CHEAP` (a list of units, a search, a line of sight…) or call such a function."""
+    own: dict[str, bool] = {}
+    calls: dict[str, set[str]] = {}
+    for name, spec in rules.functions.items():
+        own[name], calls[name] = False, set()
+        for node in _walk(spec.body):
+            if isinstance(node, ir.Aggregate) or (isinstance(node, ir.CallBuiltin) and node.name not in _CHEAP):
+                own[name] = True
+            elif isinstance(node, ir.CallFunction):
+                calls[name].add(node.name)
+    costly = dict(own)
+    changed = True
+    while changed:  # what a costly function's callers inherit, to a fixed point (recursion ends)
+        changed = False
+        for name, callees in calls.items():
+            if not costly[name] and any(costly.get(c, True) for c in callees):
+                costly[name] = changed = True
+    return costly
 
 
 _ANALYSED_PLANS: dict[int, tuple[weakref.ref, dict]] = {}
