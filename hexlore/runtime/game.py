@@ -547,6 +547,9 @@ class Game:
             if text is None:
                 text = self._hex_labels[value] = label(value, self.state.board)
             return text
+        if cls is list or cls is tuple:  # as label does: a list of the items' labels
+            shown = self.shown
+            return [shown(v) for v in value]
         return label(value, self.state.board)
 
     def record(self, entry: dict) -> None:
