@@ -348,20 +348,6 @@ class Game:
     def memo_on(self, on: bool) -> None:
         self.memo.on = on
 
-    def _drop_linked(self) -> None:
-        """Forget the linked code (it is linked again if the game is asked for more).
-
-        Linked closures hold the game and the game holds them: dropping them when a game ends
-        lets a game the caller drops be freed at once by reference counting. Thousands of games
-        in a row otherwise leave their closures to the cyclic collector, a large share of the
-        time of a long run.
-        """
-        self._functions.clear()
-        self._procedures.clear()
-        self._triggers.clear()
-        self._blocks.clear()
-        self._callers.clear()
-
     def _function(self, name: str):
         linked = self._functions.get(name)
         if linked is None:
@@ -579,7 +565,6 @@ class Game:
             self.const(rules.game.settings["max_rounds"]) if "max_rounds" in rules.game.settings
             else DEFAULT_MAX_ROUNDS)
         self.guarded(self._play, limit)
-        self._drop_linked()
         return self.result()
 
     def _play(self, limit: int) -> None:
