@@ -15,7 +15,6 @@ measured in the same run, rather than the absolute figures.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import io
 import json
 import os

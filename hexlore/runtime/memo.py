@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import weakref
-from dataclasses import dataclass
 from operator import itemgetter
 from typing import Callable, Iterable
 
@@ -224,13 +223,14 @@ def _make_plan(table: dict, shape: tuple) -> Plan:
                     if values[i].__class__ in _NUMBERS:
                         return SKIP
                 return get(values)
-    storable = None
-    if objects:
-        def storable(values):
-            for i in objects:
-                if values[i].__class__ in _NUMBERS:
-                    return False
-            return True
+    if not objects:
+        return Plan(table, key, None)
+
+    def storable(values):
+        for i in objects:
+            if values[i].__class__ in _NUMBERS:
+                return False
+        return True
     return Plan(table, key, storable)
 
 
