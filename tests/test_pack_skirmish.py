@@ -94,14 +94,20 @@ def test_greedy_sides_fight_and_the_rules_hold(village):
     assert any('"sk_to_hit"' in t for t in outcomes)
 
 
+# The 1,000 seeds (0..999) in four parts of 250, so that pytest-xdist spreads them over the cores.
+PARTS = 4
+
+
 @pytest.mark.slow
-def test_the_village_raid_plays_to_the_end_over_1000_seeds(village):
+@pytest.mark.parametrize("part", range(PARTS))
+def test_the_village_raid_plays_to_the_end_over_1000_seeds(village, part):
+    seeds = range(part * 1000 // PARTS, (part + 1) * 1000 // PARTS)
     winners = Counter()
-    for seed in range(1000):
+    for seed in seeds:
         result, text = play(village, seed)
         check_battle(village, result, text)
         winners[result.winner] += 1
-    assert sum(winners.values()) == 1000
+    assert sum(winners.values()) == len(seeds) == 250
 
 
 def test_same_seed_same_log_byte_for_byte(village):

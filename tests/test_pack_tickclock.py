@@ -59,11 +59,17 @@ def test_one_round_games_end_without_error(ruins, seed):
 
 
 # Issue #7: the scenario plays to the end over 1,000 seeds with random players. "The ruins" is
-# a short battle (2 rounds, 3 VP to win) so the 1,000 whole games take about 120 s of CPU; one
-# test loops over the seeds rather than 1,000 parametrized items.
+# a short battle (2 rounds, 3 VP to win); the seeds 0..999 run in four parts of 250 (not 1,000
+# parametrized items) so that pytest-xdist spreads them over the cores.
+PARTS = 4
+
+
 @pytest.mark.slow
-def test_whole_games_over_1000_seeds_end_without_error(ruins):
-    for seed in range(1000):
+@pytest.mark.parametrize("part", range(PARTS))
+def test_whole_games_over_1000_seeds_end_without_error(ruins, part):
+    seeds = range(part * 1000 // PARTS, (part + 1) * 1000 // PARTS)
+    assert len(seeds) == 250
+    for seed in seeds:
         result, log = play(ruins, seed)
         check_game(result, log, MAX_ROUNDS)
 

@@ -75,10 +75,18 @@ def test_random_skirmish_plays_to_the_end(westeros, skirmish, seed):
     check_invariants(game)
 
 
+# The seeds 0..999 in four parts of 250, so that pytest-xdist spreads them over the cores; each
+# part must see both sides win.
+PARTS = 4
+
+
 @pytest.mark.slow
-def test_random_skirmish_over_a_thousand_seeds(westeros, skirmish):
+@pytest.mark.parametrize("part", range(PARTS))
+def test_random_skirmish_over_a_thousand_seeds(westeros, skirmish, part):
+    seeds = range(part * 1000 // PARTS, (part + 1) * 1000 // PARTS)
+    assert len(seeds) == 250
     outcomes = set()
-    for seed in range(1000):
+    for seed in seeds:
         game, _ = play(westeros, skirmish, seed)
         check_invariants(game)
         outcomes.add(game.state.winner.name if game.state.winner else None)

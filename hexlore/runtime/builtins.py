@@ -6,6 +6,7 @@ packs combine these into rules.
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from typing import TYPE_CHECKING, Callable
 
@@ -21,6 +22,10 @@ if TYPE_CHECKING:
 
 def make_builtins(game: "Game") -> dict[str, Callable]:
     state = game.state
+    # the game holds these built-ins: they hold it weakly, so that a dropped game is freed at
+    # once rather than left to the cyclic garbage collector
+    game = weakref.proxy(game)
+    memo = game.memo
     board = state.board
 
     def num(v):
@@ -69,12 +74,23 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
     def toward_edge(h, side):
         return board.toward_edge(need_hex(h), side.edge)
 
+    edges: dict[str, frozenset] = {}  # the board never changes: each edge row is computed once
+
     def on_edge(h, side):
-        return need_hex(h) in board.edge(side.edge)
+        h = need_hex(h)
+        row = edges.get(side.edge)
+        if row is None:
+            row = edges[side.edge] = board.edge(side.edge)
+        return h in row
 
     def in_section(h, section):
         name = section.name if isinstance(section, Symbol) else str(section)
         return name in board.sections(need_hex(h))
+
+    def caller(fn):
+        """Function ``fn`` as a Python callable of an argument list, looked up once per built-in
+        call rather than at every hex (the same call as game.call_function)."""
+        return game.function_caller(fn)
 
     def arity(fn, allowed, shape):
         n = len(game._function(fn)[0])
@@ -84,13 +100,15 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
     def hex_test(fn, frm):
         """A pack predicate as a Python one: ``fn(h)``, or ``fn(from, h)`` if it takes two."""
+        call = caller(fn)
         if arity(fn, (1, 2), "(h: hex) or (viewer: hex, h: hex)") == 2:
-            return lambda h: bool(game.call_function(fn, [frm, h]))
-        return lambda h: bool(game.call_function(fn, [h]))
+            return lambda h: bool(call([frm, h]))
+        return lambda h: bool(call([h]))
 
     def hex_number(fn):
         arity(fn, (1,), "(h: hex) -> int")
-        return lambda h: int(num(game.call_function(fn, [h])))
+        call = caller(fn)
+        return lambda h: int(num(call([h])))
 
     def line_clear(a, b, blocks):
         a, b = need_hex(a), need_hex(b)
@@ -132,12 +150,14 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         if u.hex is None:
             return []
 
+        cost_of, stops_at = caller(cost), caller(stops)
+
         def enter(frm, to):
-            c = game.call_function(cost, [u, to])
+            c = cost_of([u, to])
             return None if c is None or c < 0 else c
 
         result = movement.reachable(board, u.hex, int(budget), enter,
-                                    stops=lambda h: bool(game.call_function(stops, [u, h])))
+                                    stops=lambda h: bool(stops_at([u, h])))
         return sorted(result, key=lambda h: (result[h][0], h.r, h.q))
 
     # -- movement: searches, teleport, forced moves (hexlore/runtime/movement.py)
@@ -154,13 +174,15 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         a move, and block passing unless passes(unit, other) says the unit may go through.
         Units the pack's sharing rule lets ``u`` stand with block neither."""
         shares = sharing(u)
+        occupants = state.occupants
+        passes_by = caller(passes)
 
         def others(h):
-            return [o for o in state.units_at(h)
+            return [o for o in occupants.get(h, ())
                     if o is not u and o.alive and not (shares is not None and shares(o))]
 
         def may_pass(h):
-            return all(game.call_function(passes, [u, o]) for o in others(h))
+            return all(passes_by([u, o]) for o in others(h))
 
         return may_pass, (lambda h: not others(h))
 
@@ -169,20 +191,23 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         function takes ``(unit, hex)``, or ``(unit, from, to)`` when the step itself matters
         (a cliff between two hexes)."""
         cache = {}
+        cost_of = caller(cost)
         if arity(cost, (2, 3), "(u: unit, h: hex) or (u: unit, from: hex, to: hex)") == 3:
-            def enter(frm, to):
+            def enter_step(frm, to):
                 key = (frm, to)
                 if key not in cache:
-                    c = game.call_function(cost, [u, frm, to])
+                    c = cost_of([u, frm, to])
                     cache[key] = None if c is None or c < 0 or not may_pass(to) else int(c)
                 return cache[key]
-            return enter
+            return enter_step
 
         def enter(_frm, to):
-            if to not in cache:
-                c = game.call_function(cost, [u, to])
-                cache[to] = None if c is None or c < 0 or not may_pass(to) else int(c)
-            return cache[to]
+            try:
+                return cache[to]
+            except KeyError:
+                c = cost_of([u, to])
+                c = cache[to] = None if c is None or c < 0 or not may_pass(to) else int(c)
+                return c
         return enter
 
     def zoc_rule(value):
@@ -193,16 +218,33 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         return name
 
     def move_search(unit, budget, cost, obstacle, stops, passes, controls, zoc):
+        """The routes of a unit's move; move_options, move_path and move_spent with the same
+        arguments and nothing moved or changed in between (what the functions read) share one
+        search while the rules run (hexlore/runtime/memo.py)."""
+        if not memo.on:
+            return search_routes(unit, budget, cost, obstacle, stops, passes, controls, zoc)
+        key = (unit, budget, cost, obstacle, stops, passes, controls, zoc)
+        try:
+            table = memo.table("move", (cost, obstacle, stops, passes, controls))
+            found = table.get(key)
+        except TypeError:  # an argument that cannot be hashed: search, keep nothing
+            return search_routes(unit, budget, cost, obstacle, stops, passes, controls, zoc)
+        if found is None:
+            found = table[key] = search_routes(unit, budget, cost, obstacle, stops, passes, controls, zoc)
+        return found
+
+    def search_routes(unit, budget, cost, obstacle, stops, passes, controls, zoc):
         u = need_unit(unit)
         if u.hex is None:
             return u, {}
         may_pass, may_end = occupancy(u, passes)
+        stops_at, obstacle_at, controls_at = caller(stops), caller(obstacle), caller(controls)
         rules = movement.MoveRules(
             hex_cost(u, cost, may_pass),
-            stops=lambda h: bool(game.call_function(stops, [u, h])),
+            stops=lambda h: bool(stops_at([u, h])),
             can_end=may_end,
-            obstacle=lambda a, b: bool(game.call_function(obstacle, [u, a, b])),
-            controlled=lambda h: bool(game.call_function(controls, [u, h])),
+            obstacle=lambda a, b: bool(obstacle_at([u, a, b])),
+            controlled=lambda h: bool(controls_at([u, h])),
             zoc=zoc_rule(zoc))
         return u, movement.search(board, u.hex, max(0, int(budget)), rules)
 
@@ -224,8 +266,9 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         u = need_unit(unit)
         if u.hex is None:
             return []
+        lands_on = caller(lands)
         return movement.teleport_options(board, u.hex, max(0, int(reach)),
-                                         lambda h: bool(game.call_function(lands, [u, h])))
+                                         lambda h: bool(lands_on([u, h])))
 
     def forced(unit, remaining, cost, passes, rank_for):
         u = need_unit(unit)
@@ -253,29 +296,36 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         src = need_hex(source)
         return forced(unit, remaining, cost, passes, lambda u: movement.directional_rank(src))
 
+    # the unit lists read state.units and state.occupants in place (one pass, no copies):
+    # the same units in the same order as filtering state.on_board() or state.units_at(h)
+    everyone = state.units
+    occupants = state.occupants
+
     def units():
         return state.on_board()
 
     def units_of(side):
-        return [u for u in state.on_board() if u.side is side]
+        return [u for u in everyone.values() if u.alive and u.hex is not None and u.side is side]
 
     def units_in(hexes):
         out = []
         for h in hexes:
-            out.extend(u for u in state.units_at(h) if u.alive)
+            out.extend(u for u in occupants.get(h, ()) if u.alive)
         return out
 
     def unit_at(h):
-        here = state.units_at(need_hex(h))
+        here = occupants.get(need_hex(h))
         return here[0] if here else None
 
     def friends(unit):
         u = need_unit(unit)
-        return [v for v in state.on_board() if v.side is u.side and v is not u]
+        side = u.side
+        return [v for v in everyone.values() if v.alive and v.hex is not None and v.side is side and v is not u]
 
     def enemies(unit):
         u = need_unit(unit)
-        return [v for v in state.on_board() if v.side is not u.side]
+        side = u.side
+        return [v for v in everyone.values() if v.alive and v.hex is not None and v.side is not side]
 
     def opponent(side):
         sides = state.sides
@@ -336,6 +386,21 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         game.record({"type": "end", "winner": None})
         raise GameOver()
 
+    def distance(a, b):
+        if a.__class__ is grid.Hex and b.__class__ is grid.Hex:  # what need_hex lets through
+            return a.distance(b)
+        return need_hex(a).distance(need_hex(b))
+
+    around: dict = {}  # the board never changes: each hex's neighbours are listed once
+
+    def neighbours(h):
+        known = around.get(h) if h.__class__ is grid.Hex else None
+        if known is None:
+            known = board.neighbours(need_hex(h))
+            around[h] = tuple(known)
+            return known
+        return list(known)  # a list of its own for each call, as board.neighbours gives
+
     def text(value):
         from .state import label
         shown = label(value, board)
@@ -349,18 +414,17 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         "empty": lambda items: not items, "first": first, "last": last, "without": without,
         "shuffle": shuffle, "push": lambda items, item: items.append(item), "pop": pop,
         "remove": remove, "hexes": lambda: list(board),
-        "distance": lambda a, b: need_hex(a).distance(need_hex(b)),
-        "neighbours": lambda h: board.neighbours(need_hex(h)),
-        "adjacent": lambda a, b: need_hex(a).distance(need_hex(b)) == 1,
+        "distance": distance, "neighbours": neighbours,
+        "adjacent": lambda a, b: distance(a, b) == 1,
         "toward_edge": toward_edge, "on_edge": on_edge, "in_section": in_section,
         "line_clear": line_clear, "reachable": reachable,
         "move_options": move_options, "move_path": move_path, "move_spent": move_spent,
         "teleport_options": teleport_options, "away_options": away_options,
         "retreat_options": retreat_options, "retreat_from_options": retreat_from_options,
         "units": units, "units_of": units_of,
-        "units_at": lambda h: [u for u in state.units_at(need_hex(h)) if u.alive],
+        "units_at": lambda h: [u for u in occupants.get(need_hex(h), ()) if u.alive],
         "units_in": units_in, "unit_at": unit_at,
-        "occupied": lambda h: bool(state.units_at(need_hex(h))),
+        "occupied": lambda h: bool(occupants.get(need_hex(h))),
         "friends": friends, "enemies": enemies, "sides": lambda: list(state.sides),
         "opponent": opponent, "move": move, "remove_unit": remove_unit, "set_aside": set_aside, "set_terrain": set_terrain,
         "roster": roster, "winner": lambda: state.winner, "begin_turn": begin_turn,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import weakref
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -21,9 +22,14 @@ from .cast import Cast, add_campaign_units
 from .dice import DiceSource, ForcedRollError, Roller
 from .grid import Hex
 from .interpreter import GameOver, Linker, RuleError, run_body
+from .memo import EVENT, MISS, SKIP, Memo
 from .policies import Decision, Policy, Script, ScriptError, make_policy
 from .scenario import HEX_NOT_ON_BOARD, UNKNOWN_IN_TEST, UNKNOWN_SIDE, unknown_side_message
 from .state import EventRecord, GameState, Side, Unit, label
+
+#: what json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False) uses,
+#: made once (json.dumps builds a new encoder at each call when given options)
+_LOG_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 MAX_EVENT_DEPTH = 64
 DEFAULT_MAX_ROUNDS = 100
@@ -68,6 +74,10 @@ class GameResult:
 
 
 class Game:
+    #: Memoise pure function calls while the rules run (see :meth:`_caller`); the benchmark
+    #: turns this off to measure what it saves.
+    memoise = True
+
     def __init__(self, rules: RuleSet, scenario, seed: int | None = None,
                  decisions: dict | None = None, forced_dice: list | None = None,
                  log_file: IO[str] | None = None, policies: dict[str, str] | None = None,
@@ -92,12 +102,19 @@ class Game:
         self.log_file = log_file
         self.depth = 0
         self.state = GameState(scenario.board)
+        # memoised results of pure functions (hexlore/runtime/memo.py): filled only while
+        # memo.on (inside guarded); linked code holds the memo's forgetters, so it is never replaced
+        self.memo = Memo(rules)
+        self._callers: dict = {}
+        self._hex_labels: dict[Hex, str] = {}  # the board never changes during a game
         self.linker = Linker(self)
         self.builtins = make_builtins(self)
         self._def_values: dict[str, dict] = {}
         self._functions: dict = {}
         self._procedures: dict = {}
         self._triggers: dict = {}
+        self._blocks: dict = {}
+        self._default_makers: dict[str, list] = {}
         self.options: dict = {}
         self.tables: dict = {}
         problems: list[Diagnostic] = []
@@ -109,6 +126,8 @@ class Game:
         self.problems = problems
         if problems and not tolerate_problems:
             raise ScenarioError(problems)
+        self._forget_event = self.memo.forgetter(EVENT)
+        self._forget_round = self.memo.forgetter(("game", "round"))
         self.dispatch = {}
         for t in rules.triggers:
             table = self.dispatch.setdefault(t.event, {"before": [], "instead": [], "on": [], "after": []})
@@ -149,9 +168,14 @@ class Game:
 
     def field_defaults(self, kind: str) -> dict:
         """Fresh default values of a kind's fields (new lists each time: instances never share)."""
-        return {name: self.const(spec.default) if spec.default is not None else
-                ([] if spec.type.name == "list" else None)
-                for name, spec in self.rules.kinds[kind].fields.items()}
+        makers = self._default_makers.get(kind)
+        if makers is None:
+            makers = self._default_makers[kind] = [
+                (name, _literal_maker(spec.default) if spec.default is not None else
+                 (list if spec.type.name == "list" else _none))
+                for name, spec in self.rules.kinds[kind].fields.items()]
+        # a maker is a callable (a literal, list, _none) or an expression to evaluate each time
+        return {name: make() if callable(make) else self.const(make) for name, make in makers}
 
     def definition_values(self, d: DefinitionSpec) -> dict:
         values = self._def_values.get(d.name)
@@ -329,6 +353,15 @@ class Game:
             st.game[fname] = pile
 
     # ------------------------------------------------------------ linking
+    @property
+    def memo_on(self) -> bool:
+        """Whether function calls are memoised now (inside :meth:`guarded`)."""
+        return self.memo.on
+
+    @memo_on.setter
+    def memo_on(self, on: bool) -> None:
+        self.memo.on = on
+
     def _function(self, name: str):
         linked = self._functions.get(name)
         if linked is None:
@@ -356,8 +389,69 @@ class Game:
 
     # ------------------------------------------------------------ the bus
     def call_function(self, name: str, args: list):
-        params, body = self._function(name)
-        return body(dict(zip(params, args)))
+        call = self._callers.get(name)
+        if call is None:
+            call = self._callers[name] = self._caller(name)
+        return call(args)
+
+    def function_caller(self, name: str):
+        """``call(args)``, the same as ``call_function(name, args)``: for Python that calls one
+        function many times (a movement search asks a cost at every hex)."""
+        call = self._callers.get(name)
+        if call is None:
+            call = self._callers[name] = self._caller(name)
+        return call
+
+    def _caller(self, name: str):
+        """How Python calls function ``name`` (built-ins asking for a cost, a test…): through its
+        memo while the rules run (hexlore/runtime/memo.py), as linked Lore calls do.
+
+        Lists are never memoised: each call must keep returning a list of its own. Calls with a
+        list argument (unhashable) or a number that could equal one of another class are not
+        memoised either.
+        """
+        # the callers live in the game: they hold it weakly (a game is freed once dropped)
+        gref, memo = weakref.ref(self), self.memo
+        plan = memo.plan(name)
+        linked = self._functions
+
+        if plan is None:
+            params = [p.name for p in self.rules.functions[name].params]
+            if len(params) == 2:  # a cost, a test of a hex for a unit: the usual callbacks
+                p0, p1 = params
+
+                def call2(args):
+                    body = (linked.get(name) or gref()._function(name))[1]
+                    if len(args) == 2:
+                        return body({p0: args[0], p1: args[1]})
+                    return body(dict(zip(params, args)))
+                return call2
+
+            def call(args):
+                params, body = linked.get(name) or gref()._function(name)
+                return body(dict(zip(params, args)))
+            return call
+        table, key_of, storable = plan.table, plan.key, plan.storable
+
+        def memoised(args):
+            params, body = linked.get(name) or gref()._function(name)
+            if memo.on and plan.active:
+                key = key_of(args)
+                if key is not SKIP:
+                    try:
+                        result = table.get(key, MISS)
+                    except TypeError:  # an unhashable argument (a list)
+                        return body(dict(zip(params, args)))
+                    if result is not MISS:
+                        plan.hits += 1
+                        return result
+                    result = body(dict(zip(params, args)))
+                    if result.__class__ is not list and (storable is None or storable(args)):
+                        table[key] = result
+                    plan.missed()
+                    return result
+            return body(dict(zip(params, args)))
+        return memoised
 
     def call_procedure(self, name: str, args: list):
         params, body = self._procedure(name)
@@ -374,12 +468,13 @@ class Game:
             if table:
                 for t in table["before"]:
                     self._run_trigger(t, record, write_back=True)
-            self.record({"type": "event", "event": name,
-                         "args": {k: label(v, self.state.board) for k, v in record.args.items()}})
+            shown = self.shown
+            self.record({"type": "event", "event": name, "args": {k: shown(v) for k, v in record.args.items()}})
             if table:
                 for t in table["instead"]:
                     if self._run_trigger(t, record):
                         record.replaced = True
+                        self._forget_event()
                         break
                 if not record.replaced:
                     for t in table["on"]:
@@ -403,6 +498,7 @@ class Game:
         if write_back:
             for p in t.params:
                 record.args[p] = env[p]
+            self._forget_event()
         return True
 
     # ------------------------------------------------------------ dice, decisions, log
@@ -422,7 +518,8 @@ class Game:
     def decide(self, name: str, side, options: list, scores, default, origin) -> int:
         if not isinstance(side, Side):
             raise RuleError(f"decision '{name}' needs a side to decide, got {side!r}", origin)
-        labels = [label(o, self.state.board) for o in options]
+        shown = self.shown
+        labels = [shown(o) for o in options]
         decision = Decision(name, side, options, labels, scores, default)
         try:
             index = self.script.answer(decision)
@@ -438,20 +535,39 @@ class Game:
         self.record(entry)
         return index
 
+    def shown(self, value):
+        """``label(value, board)``, with the common cases first and each hex's label kept."""
+        cls = value.__class__
+        if cls is Unit:
+            return value.id
+        if cls is int or cls is str or cls is bool or value is None:
+            return value
+        if cls is Hex:
+            text = self._hex_labels.get(value)
+            if text is None:
+                text = self._hex_labels[value] = label(value, self.state.board)
+            return text
+        if cls is list or cls is tuple:  # as label does: a list of the items' labels
+            shown = self.shown
+            return [shown(v) for v in value]
+        return label(value, self.state.board)
+
     def record(self, entry: dict) -> None:
         entry = {"seq": len(self.log) + 1, "round": self.state.game["round"],
                  "turn": self.state.game["turn"], **entry}
         self.log.append(entry)
         if self.log_file is not None:
-            self.log_file.write(json.dumps(entry, sort_keys=True, separators=(",", ":"),
-                                           ensure_ascii=False) + "\n")
+            self.log_file.write(_LOG_ENCODER.encode(entry) + "\n")
 
     # ------------------------------------------------------------ playing
     def run_block(self, name: str) -> None:
         game = self.rules.game
         if game is None or name not in game.blocks:
             return
-        run_body(self.linker.block(game.blocks[name]), {})
+        block = self._blocks.get(name)
+        if block is None:  # linked once: the round block runs every round
+            block = self._blocks[name] = self.linker.block(game.blocks[name])
+        run_body(block, {})
 
     def aftermath(self) -> None:
         """Run the game's ``aftermath`` block, once the game is over (a campaign does, before it
@@ -477,6 +593,7 @@ class Game:
             self.run_block("setup")
             while not self.state.over and self.state.game["round"] < limit:
                 self.state.game["round"] += 1
+                self._forget_round()
                 self.record({"type": "round"})
                 self.run_block("round")
             if not self.state.over:
@@ -488,7 +605,24 @@ class Game:
             pass
 
     def guarded(self, fn, *args):
-        """Run rules code, turning a rule failure into a located diagnostic."""
+        """Run rules code, turning a rule failure into a located diagnostic.
+
+        Function results are memoised only in here: the outermost call starts and ends with an
+        empty memo, so whatever Python changes between two calls (a test's ``given``, a
+        snapshot restored) is never answered from a stale memo.
+        """
+        outer = self.memo.on
+        if not outer:
+            self.memo.clear()
+            self.memo.on = self.memoise
+        try:
+            return self._guarded(fn, args)
+        finally:
+            if not outer:
+                self.memo.on = False
+                self.memo.clear()
+
+    def _guarded(self, fn, args):
         try:
             return fn(*args)
         except GameOver:
@@ -513,6 +647,39 @@ class Game:
                 eliminated[u.side.name].append(u.id)
         winner = self.state.winner.name if self.state.winner else None
         return GameResult(winner, self.state.game["round"], self.state.game["turn"], eliminated, self.log)
+
+
+class _Literal:
+    """A field default written as a literal (a constant, or a list of literals), made without
+    linking it again for every instance: the same constant object, or a new list of them,
+    exactly what evaluating the expression gives each time."""
+
+    __slots__ = ("value", "items")
+
+    def __init__(self, value, items=None):
+        self.value = value
+        self.items = items
+
+    def __call__(self):
+        if self.items is None:
+            return self.value
+        return [make() for make in self.items]
+
+
+def _literal_maker(node: ir.X):
+    """A _Literal for a constant or a list of literals, else the node itself (evaluated each
+    time, as it may call functions)."""
+    if node.__class__ is ir.Const:
+        return _Literal(node.value)
+    if node.__class__ is ir.MakeList:
+        items = [_literal_maker(i) for i in node.items]
+        if all(i.__class__ is _Literal for i in items):
+            return _Literal(None, items)
+    return node
+
+
+def _none():
+    return None
 
 
 def _index(spec, position: int) -> int:

@@ -7,10 +7,15 @@ small exceptions. Errors in rules at run time carry the origin of the statement.
 
 from __future__ import annotations
 
+import dataclasses
+import operator
+import weakref
+from operator import itemgetter
 from typing import TYPE_CHECKING, Callable
 
 from ..compiler import ir
 from ..compiler.model import DefinitionSpec, FaceSpec, Symbol
+from .memo import ANY, MISS, SKIP, effect_token, field_token
 from .state import EventRecord, Side, Unit
 
 if TYPE_CHECKING:
@@ -30,6 +35,11 @@ class RuleError(Exception):
         super().__init__(message)
         self.origin = origin
         self.hint = hint
+
+
+#: the unit fields the runtime keeps as attributes
+_UNIT_ATTRS = {"id": lambda u: u.id, "type": lambda u: u.definition, "alive": lambda u: u.alive,
+               "title": lambda u: u.definition.title}
 
 
 def _unset(name: str, what: str, definition, declarer: str, origin) -> None:
@@ -55,14 +65,97 @@ class GameOver(Exception):
     pass
 
 
+#: env[name] for each local name (itemgetters hold no state: shared by every game)
+_LOCALS: dict[str, Callable] = {}
+#: per rule set, the linked closures every game of it can share (kept while the rules live)
+_SHARED: dict[int, tuple[weakref.ref, dict]] = {}
+
+
+def _shared_for(rules) -> tuple[dict, dict]:
+    """The closures shared by the games of ``rules`` and which nodes may be shared, both by
+    node id (each entry holds its node, so an id is never reused while its entry lives)."""
+    entry = _SHARED.get(id(rules))
+    if entry is not None and entry[0]() is rules:
+        return entry[1]
+    key = id(rules)
+    shared: tuple[dict, dict] = ({}, {})
+    _SHARED[key] = (weakref.ref(rules, lambda _, key=key: _SHARED.pop(key, None)), shared)
+    return shared
+
+
+#: expressions linked without reading anything of the game (the Linker methods of these make
+#: closures over their children, the node's own fields and the rules only)
+_SHAREABLE_NODES = (ir.Const, ir.Local, ir.FunctionRef, ir.Binary, ir.Unary, ir.Conditional, ir.IsA,
+                    ir.HasTag, ir.MakeList, ir.ListIndex, ir.Aggregate)
+#: field reads that read the value itself (a unit's, a side's fields…), not the game's tables
+_SHAREABLE_OWNERS = ("unit", "side", "event", "face", "any")
+
+
+def _shareable(node, known: dict) -> bool:
+    """Whether ``node`` and everything under it can be linked once for all games."""
+    entry = known.get(id(node))
+    if entry is not None and entry[0] is node:
+        return entry[1]
+    if node.__class__ is ir.GetField:
+        ok = node.owner in _SHAREABLE_OWNERS and _shareable(node.obj, known)
+    elif isinstance(node, _SHAREABLE_NODES):
+        ok = all(_shareable(child, known) for child in _subexpressions(node))
+    else:
+        ok = False
+    known[id(node)] = (node, ok)
+    return ok
+
+
+def _subexpressions(node) -> list:
+    out = []
+    for f in dataclasses.fields(node):
+        stack = [getattr(node, f.name)]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, tuple):
+                stack.extend(value)
+            elif isinstance(value, (ir.X, ir.S)):
+                out.append(value)
+    return out
+
+
+#: the Linker method for each node class, found once
+_LINK_X: dict[type, Callable] = {}
+_LINK_S: dict[type, Callable] = {}
+
+
 class Linker:
     def __init__(self, game: "Game"):
-        self.game = game
+        # weak: the game holds the linker, and a game that holds nothing that holds it back is
+        # freed as soon as it is dropped (see Game.play), with no work for the cyclic collector
+        self._game = weakref.ref(game)
+        # what linked code reads directly: none of these holds the game, so no linked closure
+        # does either (the game is reached through the weak reference where needed)
+        self.rules = game.rules
+        self.state = game.state
+        self.memo = game.memo
+        self._shared, self._shareable = _shared_for(game.rules)
         self.functions: dict[str, tuple[tuple[str, ...], XFn]] = {}
+
+    @property
+    def game(self) -> "Game":
+        return self._game()
 
     # ------------------------------------------------------------ expressions
     def x(self, node: ir.X) -> XFn:
-        return getattr(self, "x_" + type(node).__name__)(node)
+        link = _LINK_X.get(node.__class__)
+        if link is None:
+            link = _LINK_X[node.__class__] = getattr(Linker, "x_" + type(node).__name__)
+        if _shareable(node, self._shareable):
+            # an expression that reads nothing of a game but its environment and the objects
+            # in it is linked once for every game of these rules
+            entry = self._shared.get(id(node))
+            if entry is not None and entry[0] is node:
+                return entry[1]
+            linked = link(self, node)
+            self._shared[id(node)] = (node, linked)
+            return linked
+        return link(self, node)
 
     def x_Const(self, node: ir.Const) -> XFn:
         value = node.value
@@ -74,27 +167,48 @@ class Linker:
         return lambda env: options[name]
 
     def x_Local(self, node: ir.Local) -> XFn:
-        name = node.name
-        return lambda env: env[name]
+        # env[name], without a Python frame; one getter per name for all games
+        getter = _LOCALS.get(node.name)
+        if getter is None:
+            getter = _LOCALS[node.name] = itemgetter(node.name)
+        return getter
 
     def x_GameRef(self, node: ir.GameRef) -> XFn:
-        return lambda env: self.game
+        game = self._game
+        return lambda env: game()
 
     def x_GetField(self, node: ir.GetField) -> XFn:
         obj = self.x(node.obj)
         name = node.name
         game = self.game
+        gref, rules, state = self._game, self.rules, self.state
         origin = node.origin
+
+        def none(what):
+            raise RuleError(f"cannot read '{name}' of none (expected {what})", origin)
 
         def need(value, what):
             if value is None:
-                raise RuleError(f"cannot read '{name}' of none (expected {what})", origin)
+                none(what)
             return value
 
+        # the hot reads are written out (one Python frame each, the none test inline)
         if node.owner == "unit":
-            builtin = {"id": lambda u: u.id, "type": lambda u: u.definition, "side": lambda u: u.side,
-                       "hex": lambda u: u.hex, "alive": lambda u: u.alive,
-                       "title": lambda u: u.definition.title}.get(name)
+            if name == "hex":
+                def unit_hex(env):
+                    u = obj(env)
+                    if u is None:
+                        none("a unit")
+                    return u.hex
+                return unit_hex
+            if name == "side":
+                def unit_side(env):
+                    u = obj(env)
+                    if u is None:
+                        none("a unit")
+                    return u.side
+                return unit_side
+            builtin = _UNIT_ATTRS.get(name)
             if builtin:
                 return lambda env: builtin(need(obj(env), "a unit"))
             declarer = self._may_be_unset("unit", name)
@@ -107,39 +221,69 @@ class Linker:
                                declarer, origin)
                     return value
                 return checked
-            return lambda env: need(obj(env), "a unit").f[name]
+
+            def unit_field(env):
+                u = obj(env)
+                if u is None:
+                    none("a unit")
+                return u.f[name]
+            return unit_field
         if node.owner == "side":
             if name == "name":
                 return lambda env: need(obj(env), "a side").name
             if name == "edge":
                 return lambda env: need(obj(env), "a side").edge
-            return lambda env: need(obj(env), "a side").f[name]
+
+            def side_field(env):
+                s = obj(env)
+                if s is None:
+                    none("a side")
+                return s.f[name]
+            return side_field
         if node.owner == "hex":
-            board = game.state.board
+            board = state.board
             if name == "q":
                 return lambda env: need(obj(env), "a hex").q
             if name == "r":
                 return lambda env: need(obj(env), "a hex").r
             if name == "label":
                 return lambda env: board.label(need(obj(env), "a hex"))
-            fields = game.state.hex_fields
-            return lambda env: fields[need(obj(env), "a hex")][name]
+            fields = state.hex_fields
+
+            def hex_field(env):
+                h = obj(env)
+                if h is None:
+                    none("a hex")
+                return fields[h][name]
+            return hex_field
         if node.owner == "game":
-            gfields = game.state.game
+            gfields = state.game
             return lambda env: gfields[name]
         if node.owner == "face":
             return lambda env: getattr(need(obj(env), "a face"), name) if name != "die" else \
-                game.rules.dice[need(obj(env), "a face").die]
+                rules.dice[need(obj(env), "a face").die]
         if node.owner == "def":
+            if name == "name":
+                return lambda env: need(obj(env), "a definition").name
+            if name == "title":
+                return lambda env: need(obj(env), "a definition").title
+            def_values = game._def_values
+            unset: dict[str, str | None] = {}  # per kind: the pack that may leave the field unset
+
             def get_def(env):
-                d = need(obj(env), "a definition")
-                if name == "name":
-                    return d.name
-                if name == "title":
-                    return d.title
-                value = game.definition_values(d)[name]
-                if value is None and (declarer := self._may_be_unset(d.kind, name)):
-                    _unset(name, f"{d.kind} '{d.name}'", d, declarer, origin)
+                d = obj(env)
+                if d is None:
+                    none("a definition")
+                values = def_values.get(d.name)
+                if values is None:
+                    values = gref().definition_values(d)
+                value = values[name]
+                if value is None:
+                    kind = d.kind
+                    if kind not in unset:
+                        unset[kind] = self._may_be_unset(kind, name)
+                    if unset[kind]:
+                        _unset(name, f"{kind} '{d.name}'", d, unset[kind], origin)
                 return value
             return get_def
         if node.owner == "event":
@@ -159,7 +303,7 @@ class Linker:
     def _may_be_unset(self, kind: str, name: str) -> str | None:
         """The pack that added field ``name`` to ``kind`` if definitions of packs that do not see it
         may leave it unset (none, though its type is not optional), else None."""
-        spec = self.game.rules.kinds[kind].fields.get(name) if kind in self.game.rules.kinds else None
+        spec = self.rules.kinds[kind].fields.get(name) if kind in self.rules.kinds else None
         if spec is None or spec.default is not None or spec.type.optional or spec.type.name == "list":
             return None
         return spec.pack or None
@@ -201,9 +345,46 @@ class Linker:
         args = [self.x(a) for a in node.args]
         origin = node.origin
         name = node.name
+        # a built-in that changes the game forgets the memoised results of the functions that
+        # read what it changes (memo.py); no Lore runs between the forgetting and the change,
+        # so forgetting first is the same as after, and holds when it raises (win ends the game)
+        invalidate = self.memo.forgetter(effect_token(name))
+
+        # the arguments are computed before the try: their own failures are not this call's
+        if invalidate is None and len(args) == 1:
+            a0 = args[0]
+
+            def call1(env):
+                v0 = a0(env)
+                try:
+                    return impl(v0)
+                except RuleError as exc:
+                    if exc.origin is None:
+                        exc.origin = origin
+                    raise
+                except (TypeError, AttributeError, KeyError, ValueError) as exc:
+                    raise RuleError(f"'{name}' failed: {exc}", origin) from exc
+            return call1
+        if invalidate is None and len(args) == 2:
+            a0, a1 = args
+
+            def call2(env):
+                v0 = a0(env)
+                v1 = a1(env)
+                try:
+                    return impl(v0, v1)
+                except RuleError as exc:
+                    if exc.origin is None:
+                        exc.origin = origin
+                    raise
+                except (TypeError, AttributeError, KeyError, ValueError) as exc:
+                    raise RuleError(f"'{name}' failed: {exc}", origin) from exc
+            return call2
 
         def call(env):
             values = [a(env) for a in args]
+            if invalidate is not None:
+                invalidate()
             try:
                 return impl(*values)
             except RuleError as exc:
@@ -217,14 +398,58 @@ class Linker:
     def x_CallFunction(self, node: ir.CallFunction) -> XFn:
         args = [self.x(a) for a in node.args]
         name = node.name
-        call_function = self.game.call_function
-        return lambda env: call_function(name, [a(env) for a in args])
+        gref, memo = self._game, self.memo
+        params = tuple(p.name for p in self.rules.functions[name].params)
+        plan = memo.plan(name)
+        if len(args) == len(params) <= 4:
+            return _function_call(gref, memo, name, params, args, plan)
+        linked = self.game._functions
+        if plan is None:
+            def call(env):
+                values = [a(env) for a in args]
+                params, body = linked.get(name) or gref()._function(name)
+                return body(dict(zip(params, values)))
+            return call
+        table, key_of, storable = plan.table, plan.key, plan.storable
+
+        def memoised(env):
+            values = [a(env) for a in args]
+            params, body = linked.get(name) or gref()._function(name)
+            if memo.on and plan.active:  # as Game._caller does (repeated here: one call less)
+                key = key_of(values)
+                if key is not SKIP:
+                    try:
+                        result = table.get(key, MISS)
+                    except TypeError:  # an unhashable argument (a list)
+                        return body(dict(zip(params, values)))
+                    if result is not MISS:
+                        plan.hits += 1
+                        return result
+                    result = body(dict(zip(params, values)))
+                    if result.__class__ is not list and (storable is None or storable(values)):
+                        table[key] = result
+                    plan.missed()
+                    return result
+            return body(dict(zip(params, values)))
+        return memoised
 
     def x_CallProcedure(self, node: ir.CallProcedure) -> XFn:
         args = [self.x(a) for a in node.args]
         name = node.name
-        call = self.game.call_procedure
-        return lambda env: call(name, [a(env) for a in args])
+        gref = self._game
+        params = tuple(p.name for p in self.rules.procedures[name].params)
+        if len(args) == len(params) == 1:
+            (a0,), (p0,) = args, params
+            body = None
+
+            def call1(env):
+                nonlocal body
+                v0 = a0(env)
+                if body is None:
+                    body = gref()._procedure(name)[1]
+                return run_body(body, {p0: v0})
+            return call1
+        return lambda env: gref().call_procedure(name, [a(env) for a in args])
 
     def x_Aggregate(self, node: ir.Aggregate) -> XFn:
         source = self.x(node.source)
@@ -240,6 +465,14 @@ class Linker:
                 if where is None or where(inner):
                     yield mapped(inner) if mapped else item
 
+        # The common aggregates bind the variable in the caller's environment for the loop and
+        # put back what it held (a name the aggregate shadows) instead of copying the
+        # environment: the same values are seen, the same way, in the same order.
+        if func in ("count", "any", "list", "sum", "min", "max") or \
+                (func == "all" and mapped is None and where is not None):
+            loop = _binding_loop(func, source, where, mapped, var)
+            if loop is not None:
+                return loop
         if func == "count":
             return lambda env: sum(1 for _ in items(env))
         if func == "sum":
@@ -274,10 +507,11 @@ class Linker:
         left, right = self.x(node.left), self.x(node.right)
         op = node.op
         origin = node.origin
+        # 'True if x else False' is bool(x), without looking up and calling bool
         if op == "and":
-            return lambda env: bool(left(env)) and bool(right(env))
+            return lambda env: (True if right(env) else False) if left(env) else False
         if op == "or":
-            return lambda env: bool(left(env)) or bool(right(env))
+            return lambda env: True if left(env) else (True if right(env) else False)
         if op == "==":
             return lambda env: left(env) == right(env)
         if op == "!=":
@@ -287,29 +521,70 @@ class Linker:
         if op == "++":
             return lambda env: list(left(env) or []) + list(right(env) or [])
 
-        def num(f):
-            def get(env):
-                v = f(env)
-                if v is None:
-                    raise RuleError(f"'{op}' got none instead of a number", origin)
-                return _num(v)
-            return get
-        ln, rn = num(left), num(right)
-        if op == "+":
-            return lambda env: ln(env) + rn(env)
-        if op == "-":
-            return lambda env: ln(env) - rn(env)
-        if op == "*":
-            return lambda env: ln(env) * rn(env)
+        def number(v):
+            """An operand that is not a plain int: none is an error, a face counts its value."""
+            if v is None:
+                raise RuleError(f"'{op}' got none instead of a number", origin)
+            return _num(v)
+
+        # the operands are read in order, the left one checked before the right one is computed
+        if op in ("+", "-", "*"):
+            if op == "+":
+                def add(env):
+                    a = left(env)
+                    if a.__class__ is not int:
+                        a = number(a)
+                    b = right(env)
+                    if b.__class__ is not int:
+                        b = number(b)
+                    return a + b
+                return add
+            if op == "-":
+                def sub(env):
+                    a = left(env)
+                    if a.__class__ is not int:
+                        a = number(a)
+                    b = right(env)
+                    if b.__class__ is not int:
+                        b = number(b)
+                    return a - b
+                return sub
+
+            def mul(env):
+                a = left(env)
+                if a.__class__ is not int:
+                    a = number(a)
+                b = right(env)
+                if b.__class__ is not int:
+                    b = number(b)
+                return a * b
+            return mul
         if op in ("/", "mod"):
             def divide(env):
-                a, b = ln(env), rn(env)
+                a = left(env)
+                if a.__class__ is not int:
+                    a = number(a)
+                b = right(env)
+                if b.__class__ is not int:
+                    b = number(b)
                 if b == 0:
                     raise RuleError("division by zero", origin)
                 return a // b if op == "/" else a % b
             return divide
         compare = {"<": int.__lt__, "<=": int.__le__, ">": int.__gt__, ">=": int.__ge__}[op]
-        return lambda env: compare(ln(env), rn(env))
+        fast = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}[op]
+
+        def comparison(env):
+            a = left(env)
+            if a.__class__ is not int:
+                a = number(a)
+            b = right(env)
+            if b.__class__ is not int:
+                b = number(b)
+            if a.__class__ is int and b.__class__ is int:
+                return fast(a, b)
+            return compare(a, b)  # what a number of another class gives (int's own comparison)
+        return comparison
 
     def x_Conditional(self, node: ir.Conditional) -> XFn:
         cond, then, other = self.x(node.cond), self.x(node.then), self.x(node.otherwise)
@@ -344,9 +619,9 @@ class Linker:
         names = [n for n, _ in node.args]
         values = [self.x(v) for _, v in node.args]
         event = node.event
-        emit = self.game.emit
+        gref = self._game
         origin = node.origin
-        return lambda env: emit(event, {n: v(env) for n, v in zip(names, values)}, origin)
+        return lambda env: gref().emit(event, {n: v(env) for n, v in zip(names, values)}, origin)
 
     def x_Choose(self, node: ir.Choose) -> XFn:
         source, by = self.x(node.source), self.x(node.by)
@@ -354,7 +629,7 @@ class Linker:
         default = self.x(node.default) if node.default else None
         var = node.var
         name = node.decision
-        decide = self.game.decide
+        gref = self._game
         origin = node.origin
 
         def choose(env):
@@ -372,21 +647,21 @@ class Linker:
             if default is not None:
                 d = default(env)
                 default_index = options.index(d) if d in options else None
-            return options[decide(name, by(env), options, scores, default_index, origin)]
+            return options[gref().decide(name, by(env), options, scores, default_index, origin)]
         return choose
 
     def x_Ask(self, node: ir.Ask) -> XFn:
         by = self.x(node.by)
         default = self.x(node.default) if node.default else None
         name = node.decision
-        decide = self.game.decide
+        gref = self._game
         origin = node.origin
 
         def ask(env):
             options = [True, False]
             d = default(env) if default else None
             default_index = None if d is None else (0 if d else 1)
-            return options[decide(name, by(env), options, None, default_index, origin)]
+            return options[gref().decide(name, by(env), options, None, default_index, origin)]
         return ask
 
     # ------------------------------------------------------------ statements
@@ -401,7 +676,10 @@ class Linker:
         return run
 
     def s(self, node: ir.S) -> SFn:
-        return getattr(self, "s_" + type(node).__name__)(node)
+        link = _LINK_S.get(node.__class__)
+        if link is None:
+            link = _LINK_S[node.__class__] = getattr(Linker, "s_" + type(node).__name__)
+        return link(self, node)
 
     def s_Let(self, node: ir.Let) -> SFn:
         value = self.x(node.value)
@@ -430,17 +708,19 @@ class Linker:
     def s_SetField(self, node: ir.SetField) -> SFn:
         obj, value = self.x(node.obj), self.x(node.value)
         name, op, owner = node.name, node.op, node.owner
-        game = self.game
+        state = self.state
         origin = node.origin
+        # setting the field forgets the memoised results of the functions that may read it
+        invalidate = self.memo.forgetter(field_token(owner, name) or ANY)
 
         def fields_of(env) -> dict:
             target = obj(env)
             if target is None:
                 raise RuleError(f"cannot change '{name}' of none", origin)
             if owner == "hex":
-                return game.state.hex_fields[target]
+                return state.hex_fields[target]
             if owner == "game":
-                return game.state.game
+                return state.game
             return target.f
 
         def assign(env):
@@ -448,6 +728,7 @@ class Linker:
             v = value(env)
             if op == "=":
                 fields[name] = v
+                invalidate()
                 return
             if fields[name] is None:  # a field another pack adds, on a unit of a pack that does not use it
                 raise RuleError(f"cannot use '{op}' on '{name}': it has no value", origin,
@@ -457,11 +738,26 @@ class Linker:
                     else fields[name] + _num(v)
             else:
                 fields[name] = fields[name] - _num(v)
+            invalidate()
         return assign
 
     def s_If(self, node: ir.If) -> SFn:
         branches = [(self.x(c), self.block(b)) for c, b in node.branches]
         otherwise = self.block(node.otherwise) if node.otherwise else None
+        if len(branches) == 1:  # if … { } [else { }]: the usual shape, without the loop
+            (cond, body), = branches
+            if otherwise is None:
+                def run1(env):
+                    if cond(env):
+                        body(env)
+                return run1
+
+            def run2(env):
+                if cond(env):
+                    body(env)
+                else:
+                    otherwise(env)
+            return run2
 
         def run(env):
             for cond, body in branches:
@@ -525,6 +821,271 @@ class Linker:
         def run(env):
             expr(env)
         return run
+
+
+_UNBOUND = object()
+
+
+def _function_call(gref: "weakref.ref[Game]", memo, name: str, params: tuple[str, ...], args: list[XFn],
+                   plan) -> XFn:
+    """A call of a function of at most four parameters, written out: the arguments in locals,
+    the environment built directly, the linked body kept after its first use, and (``plan``)
+    the memo of Game._caller. The same steps in the same order as the general call."""
+    n = len(args)
+    a0, a1, a2, a3 = (args + [None] * 4)[:4]
+    p0, p1, p2, p3 = (list(params) + [None] * 4)[:4]
+    body = None
+
+    def linked():
+        nonlocal body
+        body = gref()._function(name)[1]
+        return body
+
+    if plan is None:
+        if n == 0:
+            return lambda env: (body or linked())({})
+        if n == 1:
+            return lambda env: (body or linked())({p0: a0(env)})
+        if n == 2:
+            def call2(env):
+                v0 = a0(env)
+                return (body or linked())({p0: v0, p1: a1(env)})
+            return call2
+
+        if n == 3:
+            def call3(env):
+                v0 = a0(env)
+                v1 = a1(env)
+                return (body or linked())({p0: v0, p1: v1, p2: a2(env)})
+            return call3
+
+        def call4(env):
+            v0 = a0(env)
+            v1 = a1(env)
+            v2 = a2(env)
+            return (body or linked())({p0: v0, p1: v1, p2: v2, p3: a3(env)})
+        return call4
+
+    table, key_of, storable = plan.table, plan.key, plan.storable
+    get = table.get
+
+    # Below, each arity repeats the same steps: the key (SKIP: not memoised), the look-up (a
+    # list argument cannot be hashed: not memoised), else the body, kept unless it gave a list.
+    if n == 0:
+        def memo0(env):
+            if memo.on and plan.active:
+                result = get((), MISS)
+                if result is not MISS:
+                    plan.hits += 1
+                    return result
+                result = (body or linked())({})
+                if result.__class__ is not list:
+                    table[()] = result
+                plan.missed()
+                return result
+            return (body or linked())({})
+        return memo0  # no argument: the key is always (), nothing to check
+    if n == 1:
+        def memo1(env):
+            v0 = a0(env)
+            if memo.on and plan.active:
+                values = [v0]
+                key = key_of(values)
+                if key is not SKIP:
+                    try:
+                        result = get(key, MISS)
+                    except TypeError:
+                        return (body or linked())({p0: v0})
+                    if result is not MISS:
+                        plan.hits += 1
+                        return result
+                    result = (body or linked())({p0: v0})
+                    if result.__class__ is not list and (storable is None or storable(values)):
+                        table[key] = result
+                    plan.missed()
+                    return result
+            return (body or linked())({p0: v0})
+        return memo1
+    if n == 2:
+        def memo2(env):
+            v0 = a0(env)
+            v1 = a1(env)
+            if memo.on and plan.active:
+                values = [v0, v1]
+                key = key_of(values)
+                if key is not SKIP:
+                    try:
+                        result = get(key, MISS)
+                    except TypeError:
+                        return (body or linked())({p0: v0, p1: v1})
+                    if result is not MISS:
+                        plan.hits += 1
+                        return result
+                    result = (body or linked())({p0: v0, p1: v1})
+                    if result.__class__ is not list and (storable is None or storable(values)):
+                        table[key] = result
+                    plan.missed()
+                    return result
+            return (body or linked())({p0: v0, p1: v1})
+        return memo2
+
+    if n == 3:
+        def memo3(env):
+            v0 = a0(env)
+            v1 = a1(env)
+            v2 = a2(env)
+            if memo.on and plan.active:
+                values = [v0, v1, v2]
+                key = key_of(values)
+                if key is not SKIP:
+                    try:
+                        result = get(key, MISS)
+                    except TypeError:
+                        return (body or linked())({p0: v0, p1: v1, p2: v2})
+                    if result is not MISS:
+                        plan.hits += 1
+                        return result
+                    result = (body or linked())({p0: v0, p1: v1, p2: v2})
+                    if result.__class__ is not list and (storable is None or storable(values)):
+                        table[key] = result
+                    plan.missed()
+                    return result
+            return (body or linked())({p0: v0, p1: v1, p2: v2})
+        return memo3
+
+    def memo4(env):
+        v0 = a0(env)
+        v1 = a1(env)
+        v2 = a2(env)
+        v3 = a3(env)
+        if memo.on and plan.active:
+            values = [v0, v1, v2, v3]
+            key = key_of(values)
+            if key is not SKIP:
+                try:
+                    result = get(key, MISS)
+                except TypeError:
+                    return (body or linked())({p0: v0, p1: v1, p2: v2, p3: v3})
+                if result is not MISS:
+                    plan.hits += 1
+                    return result
+                result = (body or linked())({p0: v0, p1: v1, p2: v2, p3: v3})
+                if result.__class__ is not list and (storable is None or storable(values)):
+                    table[key] = result
+                plan.missed()
+                return result
+        return (body or linked())({p0: v0, p1: v1, p2: v2, p3: v3})
+    return memo4
+
+
+_NO_VALUES: list = []
+
+
+def _binding_loop(func: str, source: XFn, where: XFn | None, mapped: XFn | None, var: str) -> XFn | None:
+    """count, any, all (of a condition), sum, min, max and list, looping with ``var`` bound in
+    ``env`` itself.
+
+    The source is computed before the variable is bound (as with a copied environment), and
+    the variable's former value, or its absence, is put back however the loop ends.
+    """
+    if func == "count":
+        def count(env):
+            items = source(env)
+            old = env.get(var, _UNBOUND)
+            n = 0
+            try:
+                for item in items:
+                    env[var] = item
+                    if where is None or where(env):
+                        if mapped is not None:
+                            mapped(env)  # computed (and checked) even though only counted
+                        n += 1
+            finally:
+                _restore(env, var, old)
+            return n
+        return count
+    if func == "any":
+        def some(env):
+            items = source(env)
+            old = env.get(var, _UNBOUND)
+            try:
+                for item in items:
+                    env[var] = item
+                    if where is None or where(env):
+                        if mapped is None or mapped(env):
+                            return True
+                return False
+            finally:
+                _restore(env, var, old)
+        return some
+    if func == "all":
+        def every(env):
+            items = source(env)
+            old = env.get(var, _UNBOUND)
+            try:
+                for item in items:
+                    env[var] = item
+                    if not where(env):
+                        return False
+                return True
+            finally:
+                _restore(env, var, old)
+        return every
+    if func == "sum":
+        def total(env):
+            items = source(env)
+            old = env.get(var, _UNBOUND)
+            result = 0
+            try:
+                for item in items:
+                    env[var] = item
+                    if where is None or where(env):
+                        result = result + _num(mapped(env) if mapped is not None else item)  # as sum() adds
+            finally:
+                _restore(env, var, old)
+            return result
+        return total
+    if func in ("min", "max"):
+        lowest = func == "min"
+
+        def extreme(env):
+            items = source(env)
+            old = env.get(var, _UNBOUND)
+            best = _UNBOUND
+            try:
+                for item in items:
+                    env[var] = item
+                    if where is None or where(env):
+                        v = _num(mapped(env) if mapped is not None else item)
+                        # min() and max() keep the first of equal values: replace only if better
+                        if best is _UNBOUND or (v < best if lowest else v > best):
+                            best = v
+            finally:
+                _restore(env, var, old)
+            return 0 if best is _UNBOUND else best
+        return extreme
+    if func == "list":
+        def collect(env):
+            items = source(env)
+            old = env.get(var, _UNBOUND)
+            out = []
+            try:
+                for item in items:
+                    env[var] = item
+                    if where is None or where(env):
+                        out.append(mapped(env) if mapped is not None else item)
+            finally:
+                _restore(env, var, old)
+            return out
+        return collect
+    return None
+
+
+def _restore(env: Env, var: str, old) -> None:
+    if old is _UNBOUND:
+        env.pop(var, None)
+    else:
+        env[var] = old
 
 
 def run_body(body: SFn, env: Env):

@@ -1,0 +1,378 @@
+"""Memoised calls of pure functions, forgotten exactly when what they read changes.
+
+A Lore function cannot change the game (the compiler refuses effects, dice, decisions and
+events in it), so its result depends only on its arguments and on the state it reads. What a
+function may read is known before the game starts: the IR of its body (and of every function
+it calls or hands to a built-in) names the fields it reads, and the built-ins it calls say
+whether they look at where the units stand. Each function gets its own memo, and a change
+of the game empties the memos of the functions that may read what changed, and no others:
+setting ``u.moved`` keeps the memo of a function that reads only the terrain.
+
+What a change may touch is a *token*: ``("unit", field)``, ``("side", field)``,
+``("hex", field)``, ``("game", field)``, ``POSITIONS`` (a unit's hex or life: the built-ins
+``move``, ``remove_unit``, ``set_aside``), ``EVENT`` (an event's arguments rewritten by a
+``before`` trigger, or the event replaced) and ``ANY`` (anything: a list changed in place,
+a turn begun, a win). A function whose reads cannot be known (a field read on a value of
+type ``any``, a function value passed on, a built-in this module does not know) reads
+``ANY``: every change forgets it. The memos live only while the rules run (``Game.guarded``),
+so Python changing the state between two calls is never answered from a stale memo.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import weakref
+from operator import itemgetter
+from typing import Callable, Iterable
+
+from ..compiler import ir
+from ..compiler.builtins import BUILTINS, PURE
+from ..compiler.model import RuleSet
+from ..compiler.types import FN
+
+ANY = "*"
+POSITIONS = "positions"
+EVENT = "event"
+Token = object
+
+#: pure built-ins whose answer depends on where the units stand (and whether they live)
+_READ_POSITIONS = frozenset({
+    "units", "units_of", "units_at", "units_in", "unit_at", "occupied", "friends", "enemies",
+    "reachable", "move_options", "move_path", "move_spent", "teleport_options", "away_options",
+    "retreat_options", "retreat_from_options"})
+#: pure built-ins whose answer depends on their arguments and the (immutable) board only
+_READ_NOTHING = frozenset({
+    "groups", "count", "sum", "max", "min", "abs", "range", "empty", "first", "last", "without",
+    "hexes", "distance", "neighbours", "adjacent", "toward_edge", "on_edge", "in_section",
+    "line_clear", "ring", "within", "areas", "line_hexes", "line_heights", "line_clear_above",
+    "paths_clear", "path_length", "in_range", "hexes_in_range", "sides", "opponent", "text",
+    "roster"})
+#: what each effect built-in may change; one missing here changes ANY
+_CHANGES = {"move": POSITIONS, "remove_unit": POSITIONS, "set_aside": POSITIONS,
+            "roll": "dice"}  # the dice stream: no function reads it, only ANY readers forget
+
+#: fields every unit, side or hex has, kept by the runtime (not in the fields dicts)
+_CONSTANT_FIELDS = {"unit": {"id", "type", "side", "title"}, "side": {"name", "edge"},
+                    "hex": {"q", "r", "label"}}
+
+
+def field_token(owner: str, name: str) -> Token | None:
+    """What reading (or setting) ``owner.name`` depends on; None for constants."""
+    if owner in ("def", "face") or name in _CONSTANT_FIELDS.get(owner, ()):
+        return None
+    if owner == "unit" and name in ("hex", "alive"):
+        return POSITIONS
+    if owner in ("unit", "side", "hex", "game"):
+        return (owner, name)
+    if owner == "event":
+        return EVENT
+    return ANY
+
+
+def effect_token(builtin: str) -> Token | None:
+    """What a built-in changes: None for a pure one."""
+    spec = BUILTINS.get(builtin)
+    if spec is not None and spec.effect == PURE:
+        return None
+    return _CHANGES.get(builtin, ANY)
+
+
+def _children(node) -> Iterable:
+    for f in dataclasses.fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, tuple):
+            yield from _flatten(value)
+        elif isinstance(value, (ir.X, ir.S)):
+            yield value
+
+
+def _flatten(items: tuple) -> Iterable:
+    for item in items:
+        if isinstance(item, tuple):
+            yield from _flatten(item)
+        elif isinstance(item, (ir.X, ir.S)):
+            yield item
+
+
+def _direct(body: ir.X) -> tuple[set, set[str]]:
+    """Tokens a body reads itself, and the functions it calls or names."""
+    tokens: set = set()
+    calls: set[str] = set()
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ir.GetField):
+            token = field_token(node.owner, node.name)
+            if token is not None:
+                tokens.add(token)
+        elif isinstance(node, (ir.CallFunction, ir.FunctionRef)):
+            calls.add(node.name)
+        elif isinstance(node, ir.CallBuiltin):
+            spec = BUILTINS.get(node.name)
+            if node.name in _READ_POSITIONS:
+                tokens.add(POSITIONS)
+            elif node.name not in _READ_NOTHING or spec is None:
+                tokens.add(ANY)
+            if spec is not None:
+                for (_, ptype), arg in zip(spec.params, node.args):
+                    if ptype == FN and not isinstance(arg, ir.FunctionRef):
+                        tokens.add(ANY)  # a function value: which one is known only at run time
+        elif isinstance(node, (ir.CallProcedure, ir.Emit, ir.Choose, ir.Ask)):
+            tokens.add(ANY)  # never in a function (the compiler refuses them); be safe anyway
+        stack.extend(_children(node))
+    return tokens, calls
+
+
+def _analyse(rules: RuleSet) -> dict[str, frozenset]:
+    direct = {name: _direct(spec.body) for name, spec in rules.functions.items()}
+    reads: dict[str, frozenset] = {}
+    for name in direct:
+        seen, todo, tokens = {name}, [name], set()
+        while todo:
+            f = todo.pop()
+            if f not in direct:
+                tokens.add(ANY)
+                continue
+            own, calls = direct[f]
+            tokens |= own
+            for callee in calls - seen:
+                seen.add(callee)
+                todo.append(callee)
+        reads[name] = frozenset(tokens)
+    return reads
+
+
+_ANALYSED: dict[int, tuple[weakref.ref, dict[str, frozenset]]] = {}
+
+
+def function_reads(rules: RuleSet) -> dict[str, frozenset]:
+    """Tokens each function of the rules may read (itself and through what it calls); computed
+    once per rule set."""
+    return _cached(_ANALYSED, rules, _analyse)
+
+
+#: a key that says "do not memoise this call"; and what a memo answers when it has no entry
+SKIP = object()
+MISS = object()
+
+#: Python's numbers are equal across classes (True == 1 == 1.0) while a function may answer
+#: differently for them (text(true) is not text(1)), so a memo must never answer a call with
+#: an entry made for an equal number of another class. Not memoising a call is always safe;
+#: the plan below memoises only calls whose key cannot meet such a number:
+#: * an ``int`` (``bool``) parameter is looked up only when its argument is exactly an int (a
+#:   bool): every key there is of that one class;
+#: * an ``any`` parameter is looked up only when its argument is not a number;
+#: * any other parameter (unit, hex, side, text, tag…) holds no number when the program is
+#:   well typed; an ill-typed number there is looked up (it can only miss: no key holds a
+#:   number there) but its result is not kept.
+_NUMBERS = frozenset({bool, int, float})
+_EXACT = {"int": int, "bool": bool}
+
+
+#: a function whose memo answers fewer than one look-up in TRIAL_RATIO after TRIAL misses is
+#: no longer memoised in that game: its look-ups cost more than they save
+TRIAL = 64
+TRIAL_RATIO = 5
+
+
+class Plan:
+    """How one function is memoised in one game: its memo, the key of a call from its argument
+    list (the arguments the body reads; :data:`SKIP`: not memoised), whether an answer may be
+    kept, and how often the memo answered (``active`` turns off when it seldom does)."""
+
+    __slots__ = ("table", "key", "storable", "hits", "misses", "active")
+
+    def __init__(self, table: dict, key: Callable[[list], object], storable: Callable[[list], bool] | None):
+        self.table = table
+        self.key = key
+        self.storable = storable  # None: always
+        self.hits = 0
+        self.misses = 0
+        self.active = True
+
+    def missed(self) -> None:
+        """Count a miss; stop memoising a function whose memo seldom answers."""
+        self.misses += 1
+        if self.misses >= TRIAL and self.hits * TRIAL_RATIO < self.misses:
+            self.active = False
+
+
+def _make_plan(table: dict, shape: tuple) -> Plan:
+    positions, exact, unknown, objects, arity = shape
+    if not positions:
+        key = _no_key
+    elif len(positions) == 1:
+        key = itemgetter(positions[0])  # the argument itself: no tuple to build and hash
+    elif positions == tuple(range(arity)):
+        key = tuple
+    else:
+        key = itemgetter(*positions)
+    if exact or unknown:
+        get = key
+        if len(exact) == 1 and not unknown:
+            (i, cls), = exact
+
+            def key(values):
+                return get(values) if values[i].__class__ is cls else SKIP
+        else:
+            def key(values):
+                for i, cls in exact:
+                    if values[i].__class__ is not cls:
+                        return SKIP
+                for i in unknown:
+                    if values[i].__class__ in _NUMBERS:
+                        return SKIP
+                return get(values)
+    if not objects:
+        return Plan(table, key, None)
+
+    def storable(values):
+        for i in objects:
+            if values[i].__class__ in _NUMBERS:
+                return False
+        return True
+    return Plan(table, key, storable)
+
+
+#: built-ins that cost about what a memo look-up costs: a function that calls only these (and
+#: aggregates nothing) is cheaper to evaluate again than to look up
+_CHEAP = frozenset({"count", "sum", "max", "min", "abs", "range", "empty", "first", "last", "without",
+                    "distance", "adjacent", "occupied", "unit_at", "units_at", "neighbours", "on_edge",
+                    "in_section", "toward_edge", "opponent", "sides", "text", "winner", "groups"})
+
+
+def _plans(rules: RuleSet) -> dict[str, tuple | None]:
+    """Per function: None if not worth memoising (see :func:`_costly`), else the positions of
+    the arguments in the key, and which of them are ints or bools, of type any, or of another
+    type (see :class:`Plan`)."""
+    costly = _costly(rules)
+    plans: dict[str, tuple | None] = {}
+    for name, spec in rules.functions.items():
+        if not costly[name]:
+            plans[name] = None
+            continue
+        used = {node.name for node in _walk(spec.body) if isinstance(node, ir.Local)}
+        # an argument the body never reads cannot change the result: it is left out of the key
+        read = [(i, p.type.name) for i, p in enumerate(spec.params) if p.name in used]
+        plans[name] = (tuple(i for i, _ in read),
+                       tuple((i, _EXACT[t]) for i, t in read if t in _EXACT),
+                       tuple(i for i, t in read if t == "any"),
+                       tuple(i for i, t in read if t not in _EXACT and t != "any"),
+                       len(spec.params))
+    return plans
+
+
+def _walk(body) -> Iterable:
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(_children(node))
+
+
+def _costly(rules: RuleSet) -> dict[str, bool]:
+    """Functions worth memoising: those that aggregate a list, call a built-in that is not
+    :data:`_CHEAP` (a list of units, a search, a line of sight…) or call such a function."""
+    own: dict[str, bool] = {}
+    calls: dict[str, set[str]] = {}
+    for name, spec in rules.functions.items():
+        own[name], calls[name] = False, set()
+        for node in _walk(spec.body):
+            if isinstance(node, ir.Aggregate) or (isinstance(node, ir.CallBuiltin) and node.name not in _CHEAP):
+                own[name] = True
+            elif isinstance(node, ir.CallFunction):
+                calls[name].add(node.name)
+    costly = dict(own)
+    changed = True
+    while changed:  # what a costly function's callers inherit, to a fixed point (recursion ends)
+        changed = False
+        for name, callees in calls.items():
+            if not costly[name] and any(costly.get(c, True) for c in callees):
+                costly[name] = changed = True
+    return costly
+
+
+_ANALYSED_PLANS: dict[int, tuple[weakref.ref, dict]] = {}
+
+
+def _cached(cache: dict, rules: RuleSet, compute):
+    entry = cache.get(id(rules))
+    if entry is not None and entry[0]() is rules:
+        return entry[1]
+    value = compute(rules)
+    key = id(rules)
+    cache[key] = (weakref.ref(rules, lambda _, key=key: cache.pop(key, None)), value)
+    return value
+
+
+def _no_key(values: list) -> tuple:
+    return ()
+
+
+class Memo:
+    """One game's memos: a dict per function, a dict per kind of built-in search (see
+    :meth:`table`), and who forgets what."""
+
+    def __init__(self, rules: RuleSet):
+        self.reads = function_reads(rules)
+        self._plans = _cached(_ANALYSED_PLANS, rules, _plans)
+        self.tables: dict[str, dict] = {name: {} for name in self.reads}
+        # what reads what: each function's memo, then the tables made later
+        self._readers: list[tuple[frozenset, Callable[[], None]]] = [
+            (self.reads[name], table.clear) for name, table in self.tables.items()]
+        self._clears: dict[Token, list[Callable[[], None]]] = {}  # per token asked for
+        self._extra: dict[tuple, dict] = {}
+        self._made: dict[str, Plan | None] = {}
+        self.on = False  # set by Game.guarded: memos are used (and kept) only while rules run
+
+    def plan(self, name: str) -> Plan | None:
+        """How calls of function ``name`` are memoised, or None if they are not."""
+        if name in self._made:
+            return self._made[name]
+        shape = self._plans.get(name)
+        plan = None if shape is None else _make_plan(self.tables[name], shape)
+        self._made[name] = plan
+        return plan
+
+    def table(self, kind: str, functions: tuple[str, ...]) -> dict:
+        """A memo for a built-in that reads where the units stand and calls ``functions`` (a
+        movement search): forgotten when a unit moves or when what the functions read changes.
+        """
+        key = (kind, functions)
+        table = self._extra.get(key)
+        if table is None:
+            reads = {POSITIONS}
+            for name in functions:
+                reads |= self.reads.get(name, {ANY})
+            table = self._extra[key] = {}
+            reads = frozenset(reads)
+            self._readers.append((reads, table.clear))
+            for token, clears in self._clears.items():
+                if token in reads or ANY in reads:
+                    clears.append(table.clear)
+        return table
+
+    def clear(self) -> None:
+        """Forget everything."""
+        for _, clear in self._readers:
+            clear()
+
+    def forgetter(self, token: Token | None) -> Callable[[], None] | None:
+        """What to call when something ``token`` names changes (None: nothing to forget)."""
+        if token is None:
+            return None
+        if token == ANY:
+            return self.clear
+        clears = self._clears.get(token)
+        if clears is None:
+            clears = self._clears[token] = [clear for reads, clear in self._readers
+                                            if token in reads or ANY in reads]
+
+        def forget():
+            for clear in clears:
+                clear()
+        return forget
+
+
+def _nothing() -> None:
+    pass
