@@ -83,8 +83,9 @@ def _shared_for(rules) -> tuple[dict, dict]:
     return shared
 
 
-#: expressions linked without reading anything of the game (the Linker methods of these make
-#: closures over their children, the node's own fields and the rules only)
+#: expressions linked without reading anything of the game: the Linker methods of these make
+#: closures over their children, the node's own fields and the rules only, and must keep to
+#: that (their closures are shared by every game of the rule set; see Linker.x)
 _SHAREABLE_NODES = (ir.Const, ir.Local, ir.FunctionRef, ir.Binary, ir.Unary, ir.Conditional, ir.IsA,
                     ir.HasTag, ir.MakeList, ir.ListIndex, ir.Aggregate)
 #: field reads that read the value itself (a unit's, a side's fields…), not the game's tables
