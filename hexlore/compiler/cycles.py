@@ -26,6 +26,7 @@ cycle is one of three things (see docs/diagnostics.md, C016 and W002):
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 from ..dsl.diagnostics import Diagnostic, error, warning
@@ -52,12 +53,15 @@ class Site:
 
 
 # ---------------------------------------------------------------- walking IR
+@functools.cache
+def _child_fields(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls) if f.name != "origin")
+
+
 def _children(node) -> list:
     out = []
-    for f in dataclasses.fields(node):
-        if f.name == "origin":
-            continue
-        value = getattr(node, f.name)
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
         if isinstance(value, (ir.X, ir.S)):
             out.append(value)
         elif isinstance(value, tuple):

@@ -12,6 +12,7 @@ calls by name, such as the occupancy rule) are used by definition.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 
 from ..dsl import ast
@@ -36,14 +37,19 @@ _NAMES_IN = {ast.Name: ("name",), ast.Call: ("func",), ast.Emit: ("event",), ast
              ast.TriggerDecl: ("event",), ast.FieldsDecl: ("name",)}
 
 
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
 def _references(node, out: set[str]) -> None:
     """Every name a piece of syntax mentions as a declaration: values, calls, types, traits…"""
     if isinstance(node, ast.Node):
         for attr in _NAMES_IN.get(type(node), ()):
             value = getattr(node, attr)
             out.update(value if isinstance(value, tuple) else (value,))
-        for f in dataclasses.fields(node):
-            _references(getattr(node, f.name), out)
+        for name in _field_names(type(node)):
+            _references(getattr(node, name), out)
     elif isinstance(node, (tuple, list)):
         for item in node:
             _references(item, out)

@@ -442,7 +442,16 @@ class ParsedFile:
 
 
 def parse_source(text: str, path: str = "<string>") -> ParsedFile:
-    """Parse one Lore file, recovering after each syntax error; never raises on bad input."""
+    """Parse one Lore file, recovering after each syntax error; never raises on bad input.
+
+    Results are cached by (text, path): a ParsedFile is immutable (frozen nodes, tuples), and
+    checking many scenarios or a folder whose packs change one at a time parses each file once.
+    """
+    return _parse_cached(text, path)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_cached(text: str, path: str) -> ParsedFile:
     outcome = parse_recovering(lark_parser(), text, path)
     module = ast.Module(path, None, (), ())
     if outcome.tree is not None:

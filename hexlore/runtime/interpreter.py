@@ -79,7 +79,8 @@ def _shared_for(rules) -> tuple[dict, dict]:
         return entry[1]
     key = id(rules)
     shared: tuple[dict, dict] = ({}, {})
-    _SHARED[key] = (weakref.ref(rules, lambda _, key=key: _SHARED.pop(key, None)), shared)
+    # the table is bound now: at interpreter exit module globals may already be gone
+    _SHARED[key] = (weakref.ref(rules, lambda _, key=key, table=_SHARED: table.pop(key, None)), shared)
     return shared
 
 
