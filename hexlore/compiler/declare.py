@@ -69,7 +69,9 @@ def declare(loaded: LoadedPacks) -> RuleSet:
         return ir.Origin(file, node.span)
 
     # ---- pass 1: symbols, kinds, signatures
-    decls_in_order = [(n, *chosen[n]) for n in order if chosen[n][0].name == n]
+    # with the replaced declarations an override's super(…) calls, under their kept names
+    kept = set(table.super_of.values())
+    decls_in_order = [(n, *chosen[n]) for n in order if chosen[n][0].name == n or n in kept]
     for name, decl, pack, file in decls_in_order:
         if isinstance(decl, ast.EnumDecl):
             syms = tuple(Symbol(decl.name, v) for v in decl.values)
@@ -235,7 +237,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
     for name, decl, pack, file in decls_in_order:
         if isinstance(decl, ast.FunctionDecl):
             spec = rules.functions[name]
-            ctx = ctx_for(pack, file, pure=True, what=f"function '{name}'")
+            ctx = ctx_for(pack, file, pure=True, what=f"function '{name}'", replaces=table.super_of.get(id(decl)))
             scope = Scope({p.name: p.type for p in spec.params})
             body, t = lowerer.expr(ctx, scope, decl.body)
             lowerer.expect(ctx, spec.returns, t, decl.body.span, f"the value of function '{name}'")
@@ -245,7 +247,8 @@ def declare(loaded: LoadedPacks) -> RuleSet:
     for name, decl, pack, file in decls_in_order:
         if isinstance(decl, ast.ProcedureDecl):
             spec = rules.procedures[name]
-            ctx = ctx_for(pack, file, what=f"procedure '{name}'", returns=spec.returns)
+            ctx = ctx_for(pack, file, what=f"procedure '{name}'", returns=spec.returns,
+                          replaces=table.super_of.get(id(decl)))
             body = lowerer.block(ctx, Scope({p.name: p.type for p in spec.params}), decl.body)
             rules.procedures[name] = ProcedureSpec(name, spec.params, spec.returns, body, spec.origin, pack)
             calls["procedure " + name] = ctx.calls

@@ -14,6 +14,7 @@ from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
 from . import ir
 from .builtins import AGGREGATES, BUILTINS, PURE
 from .model import RuleSet, Symbol
+from .names import SUPER
 from .types import (ANY, BOOL, DIE, FACE, FN, GAME, HEX, INT, NONE, SIDE, TEXT, UNIT, Type,
                     compatible, is_numeric, list_of)
 
@@ -82,6 +83,8 @@ class Context:
     trigger: str | None = None
     emits: set[str] = field(default_factory=set)
     calls: set[str] = field(default_factory=set)
+    #: in an override that calls super(…): the name the replaced declaration is kept under
+    replaces: str | None = None
 
 
 class Lowerer:
@@ -349,15 +352,27 @@ class Lowerer:
         o = self.origin(ctx, node)
         name = node.func
         rules = self.rules
+        if name == SUPER:
+            if ctx.replaces is None:
+                self.err(ctx, BAD_CALL, f"'{SUPER}(…)' calls the declaration an override replaces, and "
+                         f"{ctx.what} replaces none", node.span,
+                         "call the function or procedure you mean by its name, or declare this one with "
+                         "'override' to extend a declaration of a used pack")
+                for a in node.args:
+                    self.expr(ctx, scope, a.value)
+                return ir.Const(None, origin=o), ANY
+            name = ctx.replaces
         if name in rules.functions:
             fn = rules.functions[name]
-            self.check_visible(ctx, name, node.span)
+            if name != ctx.replaces:
+                self.check_visible(ctx, name, node.span)
             params = [(p.name, p.type, p.default) for p in fn.params]
             args = self.args_for(ctx, scope, params, node.args, node.span, f"function '{name}'")
             return ir.CallFunction(name, tuple(args or ()), origin=o), fn.returns
         if name in rules.procedures:
             proc = rules.procedures[name]
-            self.check_visible(ctx, name, node.span)
+            if name != ctx.replaces:
+                self.check_visible(ctx, name, node.span)
             if ctx.pure:
                 self.err(ctx, IMPURE, f"procedure '{name}' cannot be called in {ctx.what}", node.span,
                          "functions and guards only compute values; call procedures from "

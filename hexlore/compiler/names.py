@@ -5,6 +5,13 @@ packs. A name may be declared once; a later pack that *uses* the declaring pack 
 replace the declaration, but only on purpose, with ``override`` — and the replacement
 must be the same sort of declaration with the same signature, so the rules of the
 original pack still type-check against it. Every override is reported as a note.
+
+An override of a function or procedure may call ``super(…)``: the declaration it replaces,
+so a pack extends a rule (``blocked(u, h) = super(u, h) or trapped(u, h)``) instead of
+copying its body, and two packs that extend the same rule both keep their part. The table
+keeps each replaced declaration that is called that way under a name no pack can write
+(``blocked@some.pack``: the name and the pack whose version it is), compiled like
+any other.
 """
 
 from __future__ import annotations
@@ -21,6 +28,22 @@ BAD_OVERRIDE = "C012"
 OVERRIDDEN = "N001"
 
 BUILTIN_KINDS = ("unit", "side", "hex", "game", "terrain", "card")
+#: inside an override, calls the declaration it replaces; no declaration may take the name
+SUPER = "super"
+
+
+def calls_super(decl: ast.Decl) -> bool:
+    """Whether the body of ``decl`` calls ``super(…)`` (anywhere, iteratively)."""
+    stack: list = [getattr(decl, "body", None)]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and node.func == SUPER:
+            return True
+        if isinstance(node, ast.Node):
+            stack.extend(getattr(node, f) for f in node.__dataclass_fields__)
+        elif isinstance(node, (tuple, list)):
+            stack.extend(node)
+    return False
 
 
 def describe(decl: ast.Decl) -> str:
@@ -59,6 +82,8 @@ class NameTable:
     where: dict[str, tuple[str, Span]] = field(default_factory=dict)  # name -> latest declaration site
     chosen: dict[str, tuple[ast.Decl, str, str]] = field(default_factory=dict)  # name -> (decl, pack, file)
     order: list[str] = field(default_factory=list)
+    #: id of an override that calls super -> the name its replaced declaration is kept under
+    super_of: dict[int, str] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def _err(self, code: str, message: str, file: str, span: Span, hint: str | None) -> None:
@@ -67,6 +92,10 @@ class NameTable:
     def register(self, name: str, decl: ast.Decl, pack: str, file: str, span: Span,
                  value_of: ast.EnumDecl | None = None) -> None:
         """Declare ``name``; ``value_of`` is set for the values of an enum (they follow the enum)."""
+        if name == SUPER:
+            self._err(DUPLICATE, f"'{SUPER}' is reserved: in an override it calls the declaration the "
+                      "override replaces", file, span, "choose another name")
+            return
         if name in BUILTIN_KINDS and not isinstance(decl, ast.FieldsDecl):
             self._err(DUPLICATE, f"'{name}' is a built-in kind and cannot be redeclared", file, span,
                       f"use 'fields {name} {{ … }}' to add fields to it")
@@ -116,9 +145,17 @@ class NameTable:
         if problem:
             self._err(BAD_OVERRIDE, problem[0], file, span, problem[1])
             return
+        latest_pack = self.chosen[name][1]
+        of = (f"of pack '{owner}' ({at})" if latest_pack == owner else
+              f"of pack '{owner}', as pack '{latest_pack}' overrides it ({at}),")
         self.diagnostics.append(Diagnostic(
-            Severity.NOTE, OVERRIDDEN, f"{describe(decl)} '{name}' of pack '{owner}' ({at}) is overridden "
-            f"by pack '{pack}'", file, span, None))
+            Severity.NOTE, OVERRIDDEN, f"{describe(decl)} '{name}' {of} is overridden by pack '{pack}'",
+            file, span, None))
+        if isinstance(decl, (ast.FunctionDecl, ast.ProcedureDecl)) and calls_super(decl):
+            kept = f"{name}@{latest_pack}"
+            self.order.append(kept)
+            self.chosen[kept] = self.chosen[name]
+            self.super_of[id(decl)] = kept
         self.where[name] = (file, span)
         self.chosen[name] = (decl, pack, file)
 

@@ -18,6 +18,7 @@ import re
 from ..dsl import ast
 from ..dsl.diagnostics import Diagnostic, warning
 from .model import RuleSet
+from .names import SUPER
 from .packs import LoadedPacks
 
 UNHEARD_EVENT = "W003"
@@ -100,7 +101,8 @@ def check_usage(loaded: LoadedPacks, rules: RuleSet, found: list[Diagnostic]) ->
     """
     suggested = {m.group(1) for d in found if d.code == "C003" and d.hint
                  for m in [re.fullmatch(r"did you mean '(\w+)'\?", d.hint)] if m}
-    excused = loaded.skipped | suggested
+    # a declaration named 'super' is already an error (the name is reserved)
+    excused = loaded.skipped | suggested | {SUPER}
     used_by: dict[int, set[str]] = {}
     for module in loaded.modules:
         for decl in module.decls:
