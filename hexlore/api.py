@@ -15,6 +15,7 @@ from .compiler import RuleSet, compile_packs
 from .compiler.packs import PackLoader, bundled_rules_root
 from .dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
 from .runtime.game import Game, GameResult, RuntimeRuleError
+from .runtime.policies import Policy
 from .runtime.scenario import NOT_A_SCENARIO, Scenario, load_scenario
 from .runtime.scenario_checks import check_against_rules
 from .runtime.testing import TestOutcome, run_scenario_tests
@@ -272,7 +273,7 @@ def _yaml_kind(path: str) -> str:
 
 
 def run(name: str, seed: int | None = None, log_file=None, max_rounds: int | None = None,
-        policies: dict[str, str] | None = None) -> tuple[GameResult | None, list[Diagnostic], dict]:
+        policies: dict[str, str | Policy] | None = None) -> tuple[GameResult | None, list[Diagnostic], dict]:
     """Play a scenario to the end; returns the result (or None) and any diagnostics."""
     loaded = open_scenario(name)
     if not loaded.ok:

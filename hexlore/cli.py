@@ -12,8 +12,12 @@ import sys
 import click
 from rich.console import Console
 
+from rich.markup import escape
+
 from . import api, report
 from .dsl.diagnostics import Diagnostic
+from .play import Abandoned, HumanPolicy, LogEcho, terminal_reader
+from .runtime.policies import POLICY_NAMES
 
 
 def _print_diagnostics(diagnostics: list[Diagnostic], sources: dict, fmt: str, strict: bool = False,
@@ -55,27 +59,67 @@ def check(paths: tuple[str, ...], fmt: str, strict: bool, output) -> None:
     sys.exit(code)
 
 
+def _parse_policies(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
+    choices = (*POLICY_NAMES, "human")
+    policies: dict[str, str] = {}
+    for value in values:
+        side, _, name = value.partition("=")
+        if not side or name not in choices:
+            raise click.BadParameter(f"'{value}': write SIDE=POLICY, POLICY one of {', '.join(choices)} "
+                                     "(for example north=human)", ctx, param)
+        policies[side] = name
+    return policies
+
+
 @main.command()
 @click.argument("scenario")
 @click.option("--seed", type=int, default=None, help="Seed for dice and random policies.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the event log (JSON lines) to this file.")
 @click.option("--max-rounds", type=int, default=None, help="Stop after this many rounds.")
+@click.option("--policy", "policy_options", multiple=True, metavar="SIDE=POLICY", callback=_parse_policies,
+              help="Who plays a side instead of the scenario's policy: random, greedy, first, scripted, "
+                   "or human (you, at the terminal). Repeat for each side.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int | None, fmt: str) -> None:
+def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int | None,
+        policy_options: dict[str, str], fmt: str) -> None:
     """Play SCENARIO (a file or a bundled name) to the end and print a summary."""
+    console = Console(highlight=False)
+    if policy_options:
+        loaded = api.open_scenario(scenario)
+        if not loaded.ok:
+            sys.exit(_print_diagnostics(loaded.diagnostics, loaded.sources, "text") or 1)
+        sides = [s.name for s in loaded.scenario.sides]
+        for side in policy_options:
+            if side not in sides:
+                raise click.BadParameter(f"'{side}' is not a side of this scenario (its sides: "
+                                         f"{', '.join(sides)})", param_hint="'--policy'")
     log_file = open(log_path, "w", encoding="utf-8", newline="\n") if log_path else None
+    policies: dict = dict(policy_options)
+    echo = None
+    if "human" in policies.values():
+        echo = LogEcho(log_file)
+        ask = terminal_reader(click.get_text_stream("stdin"))
+        for side, name in policy_options.items():
+            if name == "human":
+                policies[side] = HumanPolicy(side, console, ask, echo)
     try:
-        result, diagnostics, sources = api.run(scenario, seed=seed, log_file=log_file, max_rounds=max_rounds)
+        result, diagnostics, sources = api.run(scenario, seed=seed, log_file=echo or log_file,
+                                               max_rounds=max_rounds, policies=policies)
+    except Abandoned as stopped:
+        console.print(f"game abandoned: {escape(str(stopped))}" + (f"; the log so far is in {log_path}"
+                                                                    if log_path else ""))
+        sys.exit(1)
     finally:
         if log_file:
             log_file.close()
+    if echo is not None:
+        echo.flush(console)
     if result is None:
         sys.exit(_print_diagnostics(diagnostics, sources, "text") or 1)
     if fmt == "json":
         click.echo(json.dumps(result.summary(), indent=2, sort_keys=True))
         return
-    console = Console(highlight=False)
     console.print(f"[bold]winner:[/bold] {result.winner or 'none (draw)'}")
     console.print(f"[bold]rounds:[/bold] {result.rounds}   [bold]turns:[/bold] {result.turns}")
     for side, lost in result.eliminated.items():
@@ -156,7 +200,6 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
     Exit code 0: played (or nothing left to play); 1: problems in the files or a rule failing
     (the adventures before it stay saved); 2: misuse.
     """
-    from rich.markup import escape
 
     from .campaign import CampaignUsageError
 

@@ -130,6 +130,11 @@ def test_readme_tour_works_as_written(tmp_path, monkeypatch):
     result = invoke("test", "my_scenario.yaml")
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1] == "1 passed, 0 failed"
+    # playing a side yourself, one round of it (the answers typed: option 1 each time)
+    human = re.search(r"^hexlore (run my_scenario\.yaml --policy .+)$", readme, re.M).group(1).split()
+    result = CliRunner().invoke(main, human + ["--max-rounds", "1"], input="1\n" * 300)
+    assert result.exit_code == 0, result.output
+    assert "north decides command_card:" in result.output and "winner:" in result.output
 
 
 def test_python_dash_m_entry_point():

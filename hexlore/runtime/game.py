@@ -80,7 +80,7 @@ class Game:
 
     def __init__(self, rules: RuleSet, scenario, seed: int | None = None,
                  decisions: dict | None = None, forced_dice: list | None = None,
-                 log_file: IO[str] | None = None, policies: dict[str, str] | None = None,
+                 log_file: IO[str] | None = None, policies: dict[str, str | Policy] | None = None,
                  tolerate_problems: bool = False, roller: DiceSource | None = None, cast: Cast | None = None):
         """Set the game up; a scenario that does not fit the packs raises :class:`ScenarioError`.
 
@@ -257,7 +257,7 @@ class Game:
                     hint=f"did you mean '{guess}'?" if guess else f"known: {', '.join(names[:12])}")
         return d
 
-    def _setup_state(self, problems, policies: dict[str, str]) -> None:
+    def _setup_state(self, problems, policies: dict[str, str | Policy]) -> None:
         rules, sc, st = self.rules, self.scenario, self.state
         game = rules.game
         st.game.update({"round": 0, "turn": 0, "active": None})

@@ -62,7 +62,14 @@ class RandomPolicy(Policy):
         return self.rng.randrange(len(decision.options))
 
 
-def make_policy(name: str, seed: int, side_name: str) -> Policy:
+#: the policies a side may name (``scripted`` plays the scenario's script, then ``first``)
+POLICY_NAMES = ("random", "greedy", "first", "scripted")
+
+
+def make_policy(name: str | Policy, seed: int, side_name: str) -> Policy:
+    """The policy called ``name``, or ``name`` itself when a caller brings its own (a human)."""
+    if isinstance(name, Policy):
+        return name
     if name == "greedy":
         return GreedyPolicy()
     if name == "first" or name == "scripted":

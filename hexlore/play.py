@@ -1,0 +1,148 @@
+"""A human at the terminal plays a side: ``hexlore run SCENARIO --policy north=human``.
+
+The runtime asks every decision of a policy (hexlore/runtime/policies.py); this one asks the
+person at the keyboard. It lives with the CLI, not the runtime, because it reads and writes
+the terminal. Before each question it prints what happened since the last one, read from
+the event log as the game writes it (:class:`LogEcho`), so the player sees the dice, moves
+and losses that led to the choice, in the same words the log and scenario tests use.
+
+Answers: an option's number, or its label as printed (``B4``, ``archers``), or nothing for
+the rules' default. A wrong answer is explained and asked again; the end of the input (or
+Ctrl-D) abandons the game cleanly (:class:`Abandoned`), with the log written so far intact.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import IO
+
+from rich.console import Console
+from rich.markup import escape
+
+from .runtime.policies import Decision, Policy
+
+
+class Abandoned(Exception):
+    """The player stopped answering (end of input): the game ends here, unfinished."""
+
+
+def describe_entry(entry: dict) -> str | None:
+    """One log entry as a line for a player, or None for entries not worth showing."""
+    kind = entry.get("type")
+    if kind == "event":
+        args = entry.get("args") or {}
+        shown = " ".join(f"{k}={_value(v)}" for k, v in args.items())
+        return f"{entry['event']} {shown}".rstrip()
+    if kind == "roll":
+        return f"roll of {entry.get('die', 'dice')}: {_value(entry.get('faces', []))}"
+    if kind == "round":
+        return f"round {entry.get('round')} begins"
+    if kind == "decision":
+        return f"{entry['by']} chose {_value(entry['choice'])} for {entry['decision']}"
+    if kind == "end":
+        return f"game over: winner {entry.get('winner') or 'none'}"
+    return None
+
+
+def _value(v) -> str:
+    if isinstance(v, list):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    return "none" if v is None else str(v).lower() if isinstance(v, bool) else str(v)
+
+
+class LogEcho:
+    """A log file that also keeps each entry for the terminal.
+
+    It writes every line to ``target`` (the ``--log`` file, or nowhere) unchanged, so the log
+    is byte for byte what an unwatched game writes, and queues the entry for :meth:`flush`.
+    """
+
+    def __init__(self, target: IO[str] | None):
+        self.target = target
+        self.pending: list[dict] = []
+
+    def write(self, text: str) -> int:
+        if self.target is not None:
+            self.target.write(text)
+        for line in text.splitlines():
+            if line.strip():
+                self.pending.append(json.loads(line))
+        return len(text)
+
+    def flush(self, console: Console) -> None:
+        """Print the entries written since the last flush."""
+        for entry in self.pending:
+            line = describe_entry(entry)
+            if line is not None:
+                console.print(f"[dim]r{entry.get('round', 0)} t{entry.get('turn', 0)}[/dim]  {escape(line)}")
+        self.pending.clear()
+
+
+class HumanPolicy(Policy):
+    """Asks the player at the terminal; ``ask`` reads one answer (None at the end of input)."""
+
+    name = "human"
+
+    def __init__(self, side: str, console: Console, ask: Callable[[str], str | None], echo: LogEcho | None = None):
+        self.side = side
+        self.console = console
+        self.ask = ask
+        self.echo = echo
+
+    def choose(self, decision: Decision) -> int:
+        if self.echo is not None:
+            self.echo.flush(self.console)
+        if len(decision.options) == 1:
+            return 0  # nothing to choose: say nothing, the log records it
+        self.console.print(f"\n[bold]{escape(self.side)}[/bold] decides [bold]{escape(decision.name)}[/bold]:")
+        for i, label in enumerate(decision.labels, 1):
+            marks = []
+            if i - 1 == decision.default:
+                marks.append("default")
+            if decision.scores and decision.scores[i - 1] == max(decision.scores) and len(set(decision.scores)) > 1:
+                marks.append("preferred")
+            note = f"  [dim]({', '.join(marks)})[/dim]" if marks else ""
+            self.console.print(f"  {i:>2}. {escape(_value(label))}{note}")
+        while True:
+            answer = self.ask(f"{self.side}> ")
+            if answer is None:
+                raise Abandoned(f"{self.side} stopped answering at decision '{decision.name}'")
+            index = self.parse(answer.strip(), decision)
+            if index is not None:
+                return index
+
+    def parse(self, answer: str, decision: Decision) -> int | None:
+        """The option an answer picks, or None (having said why) to ask again."""
+        count = len(decision.options)
+        if answer == "":
+            if decision.default is not None:
+                return decision.default
+            self.console.print("  there is no default here: type a number from the list")
+            return None
+        if answer.isdigit():
+            if 1 <= int(answer) <= count:
+                return int(answer) - 1
+            self.console.print(f"  {answer} is not on the list: type a number from 1 to {count}")
+            return None
+        labels = [_value(label).lower() for label in decision.labels]
+        if labels.count(answer.lower()) == 1:
+            return labels.index(answer.lower())
+        self.console.print(f"  '{escape(answer)}' is not an option: type a number from 1 to {count}, or an "
+                           "option as listed")
+        return None
+
+
+def terminal_reader(stream: IO[str]) -> Callable[[str], str | None]:
+    """Prompt on standard output and read a line from ``stream``; None at its end."""
+    def ask(prompt: str) -> str | None:
+        print(prompt, end="", flush=True)
+        line = stream.readline()
+        if not line:
+            print()
+            return None
+        answer = line.rstrip("\n")
+        if not stream.isatty():
+            print(answer)  # answers piped in: a transcript shows them after their prompts
+        return answer
+    return ask

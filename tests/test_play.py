@@ -1,0 +1,110 @@
+"""A human at the terminal plays a side (``hexlore run … --policy SIDE=human``, hexlore/play.py).
+
+The answers are piped in through click's test runner, as a player's keystrokes would be.
+Watching a game must not change it: the log a human writes equals, byte for byte, the log of
+a policy that makes the same choices without a terminal.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+from click.testing import CliRunner
+from rich.console import Console
+
+from hexlore import api
+from hexlore.cli import main
+from hexlore.play import HumanPolicy
+from hexlore.runtime.policies import Decision, Policy
+
+SCENARIO = "battlelore/spider_ford"
+
+
+class AlwaysFirst(Policy):
+    """Option 1 of every decision, as a player typing '1' each time would choose."""
+
+    def choose(self, decision) -> int:
+        return 0
+
+
+def _play(tmp_path, answers: str, *options: str):
+    log = tmp_path / "game.jsonl"
+    result = CliRunner().invoke(main, ["run", SCENARIO, "--seed", "3", "--max-rounds", "1", "--log", str(log),
+                                       "--policy", "north=human", *options], input=answers)
+    return result, log
+
+
+def test_watching_a_game_changes_nothing_in_its_log(tmp_path):
+    result, log = _play(tmp_path, "1\n" * 200)
+    assert result.exit_code == 0, result.output
+    plain = tmp_path / "plain.jsonl"
+    with open(plain, "w", encoding="utf-8", newline="\n") as out:
+        outcome, diagnostics, _ = api.run(SCENARIO, seed=3, log_file=out, max_rounds=1,
+                                          policies={"north": AlwaysFirst()})
+    assert outcome is not None and not diagnostics
+    assert log.read_bytes() == plain.read_bytes()
+    # the player was asked (north's decisions with a choice), and saw south's moves as they came
+    assert "north decides command_card:" in result.output
+    assert "south chose" in result.output and "card_played" in result.output
+
+
+def _options_listed(output: str, decision: str) -> list[str]:
+    listed = output[output.index(f"decides {decision}:"):].splitlines()[1:]
+    return [line.split(".", 1)[1].split()[0] for line in listed if line.startswith("   ")]
+
+
+def test_an_answer_is_a_number_or_a_label_and_a_wrong_one_is_asked_again(tmp_path):
+    asked, _ = _play(tmp_path, "")  # no answer: the game stops at the first question
+    hand = _options_listed(asked.output, "command_card")
+    assert len(hand) == 4
+    result, log = _play(tmp_path, f"9\nno such card\n\n{hand[2].upper()}\n" + "1\n" * 200)
+    assert result.exit_code == 0, result.output
+    assert "9 is not on the list: type a number from 1 to 4" in result.output
+    assert "'no such card' is not an option" in result.output
+    assert "there is no default here" in result.output
+    first = next(json.loads(line) for line in log.read_text().splitlines() if '"decision"' in line)
+    assert first["decision"] == "command_card" and first["by"] == "north"
+    assert first["choice"] == hand[2] and "scripted" not in first  # labels are read in any case
+
+
+def test_the_end_of_input_abandons_the_game_and_keeps_its_log(tmp_path):
+    result, log = _play(tmp_path, "2\n")
+    assert result.exit_code == 1
+    assert "game abandoned: north stopped answering at decision" in result.output
+    assert "Traceback" not in result.output
+    entries = [json.loads(line) for line in log.read_text().splitlines()]  # every line whole
+    assert entries[-1]["type"] != "end"
+    assert any(e.get("decision") == "command_card" and e["by"] == "north" for e in entries)
+
+
+def test_an_empty_answer_takes_the_rules_default():
+    console = Console(file=io.StringIO(), width=100)
+    answers = iter(["", "x"])
+    human = HumanPolicy("north", console, lambda prompt: next(answers))
+    decision = Decision("move_to", None, ["a", "b", "c"], ["B2", "C3", "D4"], [0, 5, 1], 2)
+    assert human.choose(decision) == 2  # Enter: the default, not the first or the preferred
+    listing = console.file.getvalue()
+    assert "3. D4  (default)" in listing and "2. C3  (preferred)" in listing
+    no_default = Decision("card", None, ["a", "b"], ["one", "two"], None, None)
+    answers = iter(["", "TWO"])
+    assert human.choose(no_default) == 1
+    assert "there is no default here" in console.file.getvalue()
+
+
+def test_bad_policy_options_are_usage_errors(tmp_path):
+    runner = CliRunner()
+    unknown_side = runner.invoke(main, ["run", SCENARIO, "--policy", "west=human"])
+    assert unknown_side.exit_code == 2
+    assert "'west' is not a side of this scenario (its sides: north, south)" in unknown_side.output
+    unknown_policy = runner.invoke(main, ["run", SCENARIO, "--policy", "north=robot"])
+    assert unknown_policy.exit_code == 2 and "for example north=human" in unknown_policy.output
+
+
+def test_a_named_policy_replaces_the_scenarios(tmp_path):
+    runner = CliRunner()
+    greedy = runner.invoke(main, ["run", SCENARIO, "--seed", "7", "--format", "json",
+                                  "--policy", "north=greedy", "--policy", "south=greedy"])
+    assert greedy.exit_code == 0, greedy.output
+    outcome, _, _ = api.run(SCENARIO, seed=7, policies={"north": "greedy", "south": "greedy"})
+    assert json.loads(greedy.output) == json.loads(json.dumps(outcome.summary()))
