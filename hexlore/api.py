@@ -15,12 +15,13 @@ from .compiler import RuleSet, compile_packs
 from .compiler.packs import PackLoader, bundled_rules_root
 from .dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
 from .runtime.game import Game, GameResult, RuntimeRuleError
+from .render import board_svg
 from .runtime.policies import Policy
 from .runtime.scenario import NOT_A_SCENARIO, Scenario, load_scenario
 from .runtime.scenario_checks import check_against_rules
 from .runtime.testing import TestOutcome, run_scenario_tests
 
-__all__ = ["Loaded", "open_scenario", "check", "run", "test", "compile_packs", "bundled_scenarios_root",
+__all__ = ["Loaded", "open_scenario", "check", "run", "render", "test", "compile_packs", "bundled_scenarios_root",
            "resolve_scenario", "Game", "CompileCache", "COMPILE_CACHE", "unique_diagnostics"]
 
 NO_SUCH_FILE = "S000"
@@ -283,6 +284,23 @@ def run(name: str, seed: int | None = None, log_file=None, max_rounds: int | Non
         return game.play(max_rounds), [], loaded.sources
     except RuntimeRuleError as exc:
         return None, [exc.diagnostic], loaded.sources
+
+
+def render(name: str, seed: int | None = None, rounds: int = 0,
+           policies: dict[str, str | Policy] | None = None) -> tuple[str | None, list[Diagnostic], dict]:
+    """The position of a scenario as SVG text (hexlore/render.py): as the scenario sets it out,
+    or after ``rounds`` rounds played (the game's setup first) with the seed and policies."""
+    loaded = open_scenario(name)
+    if not loaded.ok:
+        return None, loaded.diagnostics, loaded.sources
+    try:
+        game = Game(loaded.rules, loaded.scenario, seed=seed, policies=policies)
+        if rounds > 0:
+            game.play(rounds)
+    except RuntimeRuleError as exc:
+        return None, [exc.diagnostic], loaded.sources
+    title = loaded.scenario.name + (f", after round {game.state.game['round']}" if rounds > 0 else "")
+    return board_svg(game.state, title), [], loaded.sources
 
 
 def test(paths: list[str]) -> tuple[list[TestOutcome], list[Diagnostic], dict]:

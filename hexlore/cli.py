@@ -1,4 +1,4 @@
-"""The ``hexlore`` command: check, run, test, graph and campaign.
+"""The ``hexlore`` command: check, run, render, test, graph and campaign.
 
 Exit codes: 0 clean, 1 findings (errors, failed tests, a rule failing at run time),
 2 usage error (click's own code for bad options and missing files).
@@ -126,6 +126,21 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
         console.print(f"[bold]losses of {side}:[/bold] {len(lost)} unit(s)" + (f" ({', '.join(lost)})" if lost else ""))
     if log_path:
         console.print(f"event log: {log_path} ({len(result.log)} entries)")
+
+
+@main.command()
+@click.argument("scenario")
+@click.option("-o", "--output", type=click.File("w", encoding="utf-8", lazy=True), default="-",
+              help="Write the picture to this file (default: standard output).")
+@click.option("--rounds", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Play this many rounds first (the game's setup included); 0 draws the scenario as set out.")
+@click.option("--seed", type=int, default=None, help="Seed for dice and random policies (with --rounds).")
+def render(scenario: str, output, rounds: int, seed: int | None) -> None:
+    """Draw SCENARIO's board, terrain and units as SVG (deterministic: same position, same bytes)."""
+    svg, diagnostics, sources = api.render(scenario, seed=seed, rounds=rounds)
+    if svg is None:
+        sys.exit(_print_diagnostics(diagnostics, sources, "text") or 1)
+    output.write(svg)
 
 
 @main.command(name="test")
