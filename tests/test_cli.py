@@ -135,6 +135,10 @@ def test_readme_tour_works_as_written(tmp_path, monkeypatch):
     result = CliRunner().invoke(main, human + ["--max-rounds", "1"], input="1\n" * 300)
     assert result.exit_code == 0, result.output
     assert "north decides command_card:" in result.output and "winner:" in result.output
+    drawn = re.search(r"`hexlore (render my_scenario\.yaml -o board\.svg)`", readme).group(1).split()
+    result = invoke(*drawn)
+    assert result.exit_code == 0, result.output
+    assert 'data-unit="wolf"' in (tmp_path / "board.svg").read_text(encoding="utf-8")
 
 
 def test_python_dash_m_entry_point():
