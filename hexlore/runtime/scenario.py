@@ -27,10 +27,12 @@ from typing import Any
 
 import yaml
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
 
 from hexlore.dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
 from hexlore.runtime.grid import Board, Hex
+from hexlore.runtime.located_yaml import (CANNOT_READ, NOT_A_SCENARIO, JsonPath, SchemaReporter, SpanIndexer,
+                                          bad_paths, cached_schema, compose, construct, nearest_span, node_span,
+                                          sorted_diagnostics, syntax_error)
 
 __all__ = [
     "Action",
@@ -44,13 +46,9 @@ __all__ = [
     "scenario_schema",
 ]
 
-JsonPath = tuple[Any, ...]
 
-# Problems found without the packs (the codes are stable: docs/diagnostics.md documents each).
-CANNOT_READ = "S000"
-YAML_SYNTAX = "S001"
-NOT_A_SCENARIO = "S002"
-SCHEMA = "S003"
+# Problems of a scenario's meaning found without the packs (docs/diagnostics.md documents
+# each; S000-S003, the problems of any YAML file, are in located_yaml.py).
 HEX_NOT_ON_BOARD = "S004"
 DUPLICATE_NAME = "S005"
 STACKED = "S006"
@@ -163,7 +161,7 @@ class Scenario:
         Falls back to the nearest existing parent so later stages (the runner, the
         pack checker) can always point somewhere sensible, even at keys that are absent.
         """
-        return _lookup(self.spans, tuple(path))
+        return nearest_span(self.spans, tuple(path))
 
     def key_span_of(self, *path: Any) -> Span:
         """Span of the key that names the node at ``path`` (``options: {max_turns: 3}``: ``max_turns``).
@@ -173,281 +171,14 @@ class Scenario:
         return self.key_spans.get(tuple(path)) or self.span_of(*path)
 
 
-# ---------------------------------------------------------------------------
-# Schema
-# ---------------------------------------------------------------------------
-
-
-def _schema_path(name: str = "scenario.schema.json") -> Path:
-    """The installed wheel ships scenarios as ``hexlore.scenarios``; a checkout has them at the root.
-
-    ``name``: the schema file (scenarios, campaign sheets and campaigns each have one).
-    """
-    import hexlore
-
-    candidates: list[Path] = []
-    pkg_file = getattr(hexlore, "__file__", None)
-    if pkg_file:
-        candidates.append(Path(pkg_file).parent / "scenarios" / "schema" / name)
-    # Namespace package (no __init__.py): look at each of its directories.
-    for entry in getattr(hexlore, "__path__", []):
-        candidates.append(Path(entry) / "scenarios" / "schema" / name)
-    candidates.append(Path(__file__).resolve().parents[2] / "scenarios" / "schema" / name)
-    for candidate in candidates:
-        if candidate.is_file():
-            return candidate
-    return candidates[-1]
-
-
-@lru_cache(maxsize=4)
-def _cached_schema(name: str = "scenario.schema.json") -> str:
-    return _schema_path(name).read_text(encoding="utf-8")
-
-
 def scenario_schema() -> dict:
     """The scenario JSON Schema (a fresh copy, so callers cannot corrupt the cache)."""
-    return json.loads(_cached_schema())
+    return json.loads(cached_schema())
 
 
 @lru_cache(maxsize=1)
 def _validator() -> Draft202012Validator:
     return Draft202012Validator(scenario_schema())
-
-
-# ---------------------------------------------------------------------------
-# YAML nodes -> spans
-# ---------------------------------------------------------------------------
-
-_SYNTAX_HINT = "check indentation and quoting near this line"
-
-
-def _node_span(node: yaml.Node) -> Span:
-    start, end = node.start_mark, node.end_mark
-    return Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
-
-
-def _lookup(spans: dict[JsonPath, Span], path: JsonPath) -> Span:
-    while path and path not in spans:
-        path = path[:-1]
-    return spans.get(path, Span())
-
-
-class _SpanIndexer:
-    """Walks a composed YAML tree recording the span of every node by JSON path.
-
-    Keys are constructed with PyYAML's safe constructor so the paths use the same
-    Python values ``yaml.safe_load`` produces (``1:`` is the int 1, ``no:`` is False),
-    which is what jsonschema reports in ``error.absolute_path``.
-    """
-
-    def __init__(self, file: str):
-        self.file = file
-        self.spans: dict[JsonPath, Span] = {}
-        self.key_spans: dict[JsonPath, Span] = {}
-        self.diagnostics: list[Diagnostic] = []
-        self._constructor = yaml.constructor.SafeConstructor()
-        self._active: set[int] = set()
-
-    def walk(self, node: yaml.Node, path: JsonPath = ()) -> None:
-        self.spans.setdefault(path, _node_span(node))
-        if id(node) in self._active:  # recursive alias: stop rather than loop forever
-            return
-        self._active.add(id(node))
-        try:
-            if isinstance(node, yaml.MappingNode):
-                seen: dict[Any, Span] = {}
-                for key_node, value_node in node.value:
-                    key = self._key(key_node)
-                    key_span = _node_span(key_node)
-                    if key in seen and key != "<<":
-                        # PyYAML keeps the last value silently; that hides real mistakes.
-                        self.diagnostics.append(error(
-                            YAML_SYNTAX, f"duplicate key {key!r}", self.file, key_span,
-                            f"the first {key!r} is on line {seen[key].line}; the later one "
-                            "would silently replace it"))
-                    seen[key] = key_span
-                    self.key_spans.setdefault(path + (key,), key_span)
-                    self.walk(value_node, path + (key,))
-            elif isinstance(node, yaml.SequenceNode):
-                for i, item in enumerate(node.value):
-                    self.walk(item, path + (i,))
-        finally:
-            self._active.discard(id(node))
-
-    def _key(self, node: yaml.Node) -> Any:
-        if isinstance(node, yaml.ScalarNode):
-            try:
-                return self._constructor.construct_object(node, deep=True)
-            except yaml.YAMLError:
-                return node.value
-        return repr(node)  # complex keys are invalid anyway; keep walking
-
-
-def _syntax_error(exc: yaml.YAMLError, file: str) -> Diagnostic:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    span = Span.at(mark.line + 1, mark.column + 1) if mark is not None else Span()
-    problem = getattr(exc, "problem", None) or str(exc)
-    context = getattr(exc, "context", None)
-    message = f"YAML syntax error: {problem}" + (f" ({context})" if context else "")
-    return error(YAML_SYNTAX, message, file, span, _SYNTAX_HINT)
-
-
-# ---------------------------------------------------------------------------
-# Schema errors -> human diagnostics
-# ---------------------------------------------------------------------------
-
-_TYPE_WORDS = {
-    "integer": "an integer", "number": "a number", "string": "a string",
-    "boolean": "true or false", "array": "a list", "object": "a mapping", "null": "null",
-}
-
-
-def _describe(value: Any) -> str:
-    """How a YAML value reads to its author ("the string 'three'", "a list")."""
-    if value is None:
-        return "nothing (null)"
-    if isinstance(value, bool):
-        return f"the boolean {'true' if value else 'false'}"
-    if isinstance(value, int):
-        return f"the integer {value}"
-    if isinstance(value, float):
-        return f"the number {value}"
-    if isinstance(value, str):
-        return f"the string {value!r}"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return f"the {type(value).__name__} {value}"
-
-
-def _join_or(words: list[str]) -> str:
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
-
-
-def _expected(schema: Any, root: dict, depth: int = 0) -> list[str]:
-    """Plain-language list of what a (sub)schema accepts, for anyOf/type messages."""
-    if not isinstance(schema, dict) or depth > 5:
-        return []
-    if "$ref" in schema and schema["$ref"].startswith("#/$defs/"):
-        return _expected(root["$defs"].get(schema["$ref"][8:], {}), root, depth + 1)
-    if "anyOf" in schema or "oneOf" in schema:
-        out: list[str] = []
-        for sub in schema.get("anyOf", schema.get("oneOf")):
-            out += [w for w in _expected(sub, root, depth + 1) if w not in out]
-        return out
-    if "enum" in schema:
-        return [", ".join(json.dumps(v) for v in schema["enum"])]
-    types = schema.get("type")
-    if isinstance(types, str):
-        types = [types]
-    words = [_TYPE_WORDS.get(t, t) for t in types or []]
-    if types == ["array"] and isinstance(schema.get("items"), dict):
-        inner = _expected(schema["items"], root, depth + 1)
-        if inner:
-            words = ["a list of " + _join_or(inner).replace("a ", "", 1).replace("an ", "", 1) + "s"]
-    return words
-
-
-def _type_hint(value: Any, expected: list[str]) -> str | None:
-    if isinstance(value, bool) and "a string" in expected:
-        return "YAML reads unquoted yes/no/on/off/true/false as booleans; put the value in quotes"
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and "an integer" in expected:
-        return "remove the quotes so YAML reads it as a number"
-    if value is None:
-        return "the key has no value; write one after the colon"
-    return None
-
-
-def _at_parent(path: JsonPath, data: Any) -> Any:
-    for step in path:
-        try:
-            data = data[step]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return data
-
-
-class _SchemaReporter:
-    def __init__(self, file: str, idx: _SpanIndexer, data: Any, root: dict, what: str = "scenario"):
-        self.file, self.idx, self.data, self.root, self.what = file, idx, data, root, what
-
-    def span(self, path: JsonPath) -> Span:
-        return _lookup(self.idx.spans, path)
-
-    def key_span(self, path: JsonPath) -> Span:
-        return self.idx.key_spans.get(path) or self.span(path)
-
-    def report(self, err: ValidationError) -> list[Diagnostic]:
-        path = tuple(err.absolute_path)
-        kind, want, value = err.validator, err.validator_value, err.instance
-        where = self.span(path)
-        hint: str | None = None
-        if kind == "additionalProperties" and isinstance(value, dict):
-            allowed = list(err.schema.get("properties", {}))
-            out = []
-            for key in value:
-                if key in allowed:
-                    continue
-                guess = did_you_mean(str(key), allowed)
-                hint = f"did you mean {guess!r}?" if guess else (
-                    "allowed keys here: " + ", ".join(allowed) if allowed else None)
-                out.append(error(SCHEMA, f"unknown key {key!r}", self.file,
-                                 self.key_span(path + (key,)), hint))
-            return out
-        if kind == "required":
-            missing = [k for k in want if isinstance(value, dict) and k not in value]
-            return [error(SCHEMA, f"missing required key {k!r}", self.file, where,
-                          self._required_hint(path, k)) for k in missing]
-        if kind == "not" and isinstance(want, dict) and len(want.get("required", [])) == 1:
-            key = want["required"][0]
-            shape = value.get("shape") if isinstance(value, dict) else None
-            what = f"a {shape!r} board" if shape else "this mapping"
-            return [error(SCHEMA, f"key {key!r} is not used by {what}", self.file,
-                          self.key_span(path + (key,)), f"remove {key!r}")]
-        if kind == "type":
-            expected = _expected({"type": want}, self.root)
-            message = f"expected {_join_or(expected)} here, got {_describe(value)}"
-            hint = _type_hint(value, expected)
-        elif kind in ("anyOf", "oneOf"):
-            expected = _expected(err.schema, self.root)
-            message = f"expected {_join_or(expected) if expected else 'a different value'} here, got {_describe(value)}"
-            hint = _type_hint(value, expected)
-        elif kind == "enum":
-            choices = ", ".join(json.dumps(v) for v in want)
-            message = f"expected one of {choices}; got {_describe(value)}"
-            guess = did_you_mean(str(value), [str(v) for v in want])
-            hint = f"did you mean {guess!r}?" if guess else None
-        elif kind == "const":
-            message = f"expected {json.dumps(want)} here, got {_describe(value)}"
-            if len(path) == 1 and str(path[0]).startswith("hexlore"):  # the format key
-                hint = f"this version of hexlore reads {self.what} format 1"
-        elif kind == "minItems":
-            count = len(value) if isinstance(value, list) else 0
-            noun = "item" if want == 1 else "items"
-            message = f"expected at least {want} {noun} here, got {count}"
-            if path == ("sides",):
-                hint = "a game needs at least two sides"
-        elif kind == "minimum":
-            message = f"expected a number >= {want}, got {_describe(value)}"
-        elif kind == "minLength":
-            message = "this must not be empty"
-        elif kind == "pattern":
-            message = f"{value!r} is not a valid name"
-            hint = "use letters, digits and underscores, not starting with a digit"
-        else:
-            message = err.message
-        return [error(SCHEMA, message, self.file, where, hint)]
-
-    def _required_hint(self, path: JsonPath, key: str) -> str | None:
-        parent = _at_parent(path, self.data)
-        if path == ("board",) and isinstance(parent, dict):
-            return f"a {parent.get('shape')!r} board needs {key!r}"
-        if isinstance(parent, dict):
-            for other in parent:
-                if did_you_mean(str(other), [key]) == key:
-                    return f"is {other!r} a misspelling of {key!r}?"
-        return None
 
 
 # ---------------------------------------------------------------------------
@@ -476,81 +207,35 @@ def load_scenario_text(text: str, path: str = "<string>",
     same round. It is ``None`` even then if the board or the ``packs`` list is unusable.
     """
     try:
-        root = _compose(text)
+        root = compose(text)
     except yaml.YAMLError as exc:
-        return None, [_syntax_error(exc, path)]
+        return None, [syntax_error(exc, path)]
     if root is None:
         return None, [error(NOT_A_SCENARIO, "the scenario file is empty", path, Span(),
                             "a scenario is a mapping starting with 'hexlore: 1'")]
     if not isinstance(root, yaml.MappingNode):
         return None, [error(NOT_A_SCENARIO, "a scenario must be a mapping of keys to values",
-                            path, _node_span(root), "start the file with 'hexlore: 1'")]
+                            path, node_span(root), "start the file with 'hexlore: 1'")]
 
-    idx = _SpanIndexer(path)
+    idx = SpanIndexer(path)
     idx.walk(root)  # before constructing: the constructor flattens merge keys in place
     try:
-        data = _construct(root)
+        data = construct(root)
     except yaml.YAMLError as exc:
-        return None, [_syntax_error(exc, path)]
+        return None, [syntax_error(exc, path)]
     diags = list(idx.diagnostics)
 
-    reporter = _SchemaReporter(path, idx, data, scenario_schema())
+    reporter = SchemaReporter(path, idx, data, scenario_schema())
     errors = list(_validator().iter_errors(data))
     for err in errors:
         diags += reporter.report(err)
 
-    builder = _Builder(path, data, idx, _bad_paths(errors))
+    builder = _Builder(path, data, idx, bad_paths(errors))
     scenario = builder.build(Source(path, text))
     diags += builder.diagnostics
     if any(d.is_error for d in diags) and not (partial and builder.usable):
-        return None, _sorted(diags)
-    return scenario, _sorted(diags)
-
-
-_LIBYAML_LOADER = getattr(yaml, "CSafeLoader", None)
-
-
-def _compose(text: str) -> yaml.Node | None:
-    """The node tree, with libyaml when PyYAML was built with it (several times faster).
-
-    Both loaders mark lines and columns alike; on an error the pure-Python loader composes
-    again, so messages do not depend on how PyYAML was built.
-    """
-    if _LIBYAML_LOADER is not None:
-        try:
-            return yaml.compose(text, Loader=_LIBYAML_LOADER)
-        except yaml.YAMLError:
-            pass
-    return yaml.compose(text, Loader=yaml.SafeLoader)
-
-
-def _construct(root: yaml.Node) -> Any:
-    """Python data from an already composed tree: parsing the text a second time costs as much again."""
-    loader = yaml.SafeLoader("")
-    try:
-        return loader.construct_document(root)
-    finally:
-        loader.dispose()
-
-
-def _bad_paths(errors: list[ValidationError]) -> frozenset[JsonPath]:
-    """Where schema errors sit, narrowed to the key at fault for missing and unknown keys."""
-    bad: set[JsonPath] = set()
-    for err in errors:
-        path = tuple(err.absolute_path)
-        if err.validator == "required" and isinstance(err.instance, dict):
-            bad.update(path + (k,) for k in err.validator_value if k not in err.instance)
-        elif err.validator == "additionalProperties" and isinstance(err.instance, dict):
-            allowed = err.schema.get("properties", {})
-            bad.update(path + (k,) for k in err.instance if k not in allowed)
-        else:
-            bad.add(path)
-    return frozenset(bad)
-
-
-def _sorted(diags: list[Diagnostic]) -> list[Diagnostic]:
-    unique = list(dict.fromkeys(diags))  # one jsonschema error can surface twice via allOf
-    return sorted(unique, key=Diagnostic.sort_key)
+        return None, sorted_diagnostics(diags)
+    return scenario, sorted_diagnostics(diags)
 
 
 def _and(names: list[str]) -> str:
@@ -580,13 +265,13 @@ class _Builder:
     item or value that is sound is still checked, and the rest is left out.
     """
 
-    def __init__(self, file: str, data: dict, idx: _SpanIndexer, bad: frozenset[JsonPath] = frozenset()):
+    def __init__(self, file: str, data: dict, idx: SpanIndexer, bad: frozenset[JsonPath] = frozenset()):
         self.file, self.data, self.idx, self.bad = file, data, idx, bad
         self.diagnostics: list[Diagnostic] = []
         self.usable = True
 
     def span(self, *path: Any) -> Span:
-        return _lookup(self.idx.spans, path)
+        return nearest_span(self.idx.spans, path)
 
     def fail(self, code: str, message: str, path: JsonPath, hint: str | None = None,
              key: bool = False) -> None:
@@ -852,3 +537,4 @@ def _guess_hint(name: str, known: set[str], listing: str | None = None) -> str |
     if listing is not None and known:
         return listing + ", ".join(sorted(known))
     return None
+
