@@ -34,7 +34,7 @@ from ..dsl.diagnostics import Diagnostic, Source, Span, error
 from .located_yaml import (CANNOT_READ, NOT_A_SCENARIO, JsonPath, SchemaReporter, SpanIndexer, bad_paths,
                            cached_schema, compose, construct, nearest_span, node_span, sorted_diagnostics,
                            syntax_error)
-from .scenario import DUPLICATE_NAME
+from .scenario_model import DUPLICATE_NAME
 
 __all__ = ["Adventure", "Campaign", "Sheet", "SheetUnit", "dump_sheet", "file_kind", "load_campaign",
            "load_sheet", "load_sheet_text", "load_campaign_text", "write_atomically"]
