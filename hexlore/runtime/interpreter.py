@@ -101,7 +101,6 @@ class Linker(ExpressionLinker, AggregateLinker, CallLinker, StatementLinker):
         self.state = game.state
         self.memo = game.memo
         self._shared, self._shareable = _shared_for(game.rules)
-        self.functions: dict[str, tuple[tuple[str, ...], XFn]] = {}
 
     @property
     def game(self) -> "Game":
