@@ -236,14 +236,14 @@ def test_no_mangled_scenario_makes_the_checker_raise(edits, tmp_path):
 
 
 def test_libyaml_and_pure_python_yaml_locate_nodes_alike():
-    from hexlore.runtime import scenario as loader
+    from hexlore.runtime import located_yaml as loader
 
     if loader._LIBYAML_LOADER is None:
         pytest.skip(reason="this PyYAML was built without libyaml: only the pure-Python loader is used")
     text = FORD.read_text(encoding="utf-8") + "extra: {clé: 'Château', list: [1, {a: b}]}\n"
     spans = []
     for name in ("CSafeLoader", "SafeLoader"):
-        idx = loader._SpanIndexer("f.yaml")
+        idx = loader.SpanIndexer("f.yaml")
         idx.walk(yaml.compose(text, Loader=getattr(yaml, name)))
         spans.append((idx.spans, idx.key_spans))
     assert spans[0] == spans[1] and len(spans[0][0]) > 300

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable
 from ..compiler.model import DefinitionSpec, FaceSpec, Symbol
 from ..compiler.usage import SHARING_RULE
 from . import grid, movement, sight
-from .interpreter import GameOver, RuleError
+from .linked import GameOver, RuleError
 from .state import Side, Unit
 
 if TYPE_CHECKING:

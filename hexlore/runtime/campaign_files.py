@@ -31,9 +31,10 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from ..dsl.diagnostics import Diagnostic, Source, Span, error
-from .scenario import (CANNOT_READ, DUPLICATE_NAME, NOT_A_SCENARIO, JsonPath, _bad_paths, _cached_schema,
-                       _compose, _construct, _lookup, _node_span, _SchemaReporter, _sorted, _SpanIndexer,
-                       _syntax_error)
+from .located_yaml import (CANNOT_READ, NOT_A_SCENARIO, JsonPath, SchemaReporter, SpanIndexer, bad_paths,
+                           cached_schema, compose, construct, nearest_span, node_span, sorted_diagnostics,
+                           syntax_error)
+from .scenario_model import DUPLICATE_NAME
 
 __all__ = ["Adventure", "Campaign", "Sheet", "SheetUnit", "dump_sheet", "file_kind", "load_campaign",
            "load_sheet", "load_sheet_text", "load_campaign_text", "write_atomically"]
@@ -55,7 +56,7 @@ class _Located:
 
     def span_of(self, *path: Any) -> Span:
         """Span of the YAML node at ``path``, else of its nearest existing parent."""
-        return _lookup(self.spans, tuple(path))
+        return nearest_span(self.spans, tuple(path))
 
     def key_span_of(self, *path: Any) -> Span:
         """Span of the key that names the node at ``path`` (for names that are keys)."""
@@ -145,7 +146,7 @@ def file_kind(text: str) -> str:
 
 @lru_cache(maxsize=2)
 def _validator(name: str) -> Draft202012Validator:
-    return Draft202012Validator(json.loads(_cached_schema(name)))
+    return Draft202012Validator(json.loads(cached_schema(name)))
 
 
 def _read(path: str | Path, what: str) -> tuple[str | None, list[Diagnostic]]:
@@ -159,25 +160,25 @@ def _read(path: str | Path, what: str) -> tuple[str | None, list[Diagnostic]]:
 def _parse(text: str, path: str, what: str, key: str, schema: str):
     """(data, index, diagnostics, bad paths) — data is None when the file is unusable."""
     try:
-        root = _compose(text)
+        root = compose(text)
     except yaml.YAMLError as exc:
-        return None, None, [_syntax_error(exc, path)], frozenset()
+        return None, None, [syntax_error(exc, path)], frozenset()
     if not isinstance(root, yaml.MappingNode):
-        span = _node_span(root) if root is not None else Span()
+        span = node_span(root) if root is not None else Span()
         return None, None, [error(NOT_A_SCENARIO, f"a {what} must be a mapping of keys to values", path, span,
                                   f"start the file with '{key}: 1'")], frozenset()
-    idx = _SpanIndexer(path)
+    idx = SpanIndexer(path)
     idx.walk(root)
     try:
-        data = _construct(root)
+        data = construct(root)
     except yaml.YAMLError as exc:
-        return None, None, [_syntax_error(exc, path)], frozenset()
+        return None, None, [syntax_error(exc, path)], frozenset()
     diags = list(idx.diagnostics)
-    reporter = _SchemaReporter(path, idx, data, json.loads(_cached_schema(schema)), what)
+    reporter = SchemaReporter(path, idx, data, json.loads(cached_schema(schema)), what)
     errors = list(_validator(schema).iter_errors(data))
     for err in errors:
         diags += reporter.report(err)
-    return data, idx, diags, _bad_paths(errors)
+    return data, idx, diags, bad_paths(errors)
 
 
 def _clean(bad: frozenset, *path: Any) -> bool:
@@ -215,7 +216,7 @@ def load_sheet_text(text: str, path: str = "<string>", partial: bool = False) ->
         sheet.units.append(SheetUnit(u["id"], u["type"], dict(u.get("fields") or {}), i))
     if _clean(bad, "history"):
         sheet.history = [dict(h) for h in data.get("history") or []]
-    diags = _sorted(diags)
+    diags = sorted_diagnostics(diags)
     return (None if any(d.is_error for d in diags) and not partial else sheet), diags
 
 
@@ -235,7 +236,7 @@ def load_campaign_text(text: str, path: str = "<string>",
     data, idx, diags, bad = _parse(text, path, "campaign", CAMPAIGN_KEY, "campaign.schema.json")
     if data is None:
         return None, diags
-    diags = _sorted(diags)
+    diags = sorted_diagnostics(diags)
     if any(d.is_error for d in diags) and not partial:
         return None, diags
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..dsl.diagnostics import did_you_mean
-from .scenario import UNKNOWN_IN_TEST, UNKNOWN_SIDE, unknown_side_message
+from .scenario_model import UNKNOWN_IN_TEST, UNKNOWN_SIDE, unknown_side_message
 from .state import Unit, label
 
 if TYPE_CHECKING:

@@ -21,10 +21,12 @@ from .builtins import make_builtins
 from .cast import Cast, add_campaign_units
 from .dice import DiceSource, ForcedRollError, Roller
 from .grid import Hex
-from .interpreter import GameOver, Linker, RuleError, run_body
+from .interpreter import Linker
+from .link_statements import run_body
+from .linked import GameOver, RuleError
 from .memo import EVENT, MISS, SKIP, Memo
 from .policies import Decision, Policy, Script, ScriptError, make_policy
-from .scenario import HEX_NOT_ON_BOARD, UNKNOWN_IN_TEST, UNKNOWN_SIDE, unknown_side_message
+from .scenario_model import HEX_NOT_ON_BOARD, UNKNOWN_IN_TEST, UNKNOWN_SIDE, unknown_side_message
 from .state import EventRecord, GameState, Side, Unit, label
 
 #: what json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False) uses,

@@ -24,7 +24,7 @@ from ..compiler.usage import OCCUPANCY_RULE
 from ..dsl.diagnostics import Diagnostic, did_you_mean, error
 from .game import UNKNOWN_FIELD, Game, RuntimeRuleError
 from .grid import Hex
-from .scenario import Scenario, ScenarioTest
+from .scenario_model import Scenario, ScenarioTest
 
 __all__ = ["OCCUPANCY_RULE", "check_against_rules"]
 

@@ -1,0 +1,356 @@
+"""Read a YAML file so that every problem can be shown at its line and column, and check it
+against a JSON Schema in plain language.
+
+Shared by the three YAML formats (scenarios, campaign sheets, campaigns): their loaders
+compose the text (``S001`` on a syntax error), index where each node is, construct the
+data, and turn jsonschema's errors into diagnostics on the offending node (``S003``).
+The codes are those of docs/diagnostics.md: every format reports these problems alike.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jsonschema.exceptions import ValidationError
+
+from hexlore.dsl.diagnostics import Diagnostic, Span, did_you_mean, error
+
+JsonPath = tuple[Any, ...]
+
+# Problems of any of the YAML files (the codes are stable: docs/diagnostics.md documents each).
+CANNOT_READ = "S000"
+YAML_SYNTAX = "S001"
+NOT_A_SCENARIO = "S002"
+SCHEMA = "S003"
+
+
+# ---------------------------------------------------------------------------
+# Reading
+# ---------------------------------------------------------------------------
+
+_LIBYAML_LOADER = getattr(yaml, "CSafeLoader", None)
+
+
+def compose(text: str) -> yaml.Node | None:
+    """The node tree, with libyaml when PyYAML was built with it (several times faster).
+
+    Both loaders mark lines and columns alike; on an error the pure-Python loader composes
+    again, so messages do not depend on how PyYAML was built.
+    """
+    if _LIBYAML_LOADER is not None:
+        try:
+            return yaml.compose(text, Loader=_LIBYAML_LOADER)
+        except yaml.YAMLError:
+            pass
+    return yaml.compose(text, Loader=yaml.SafeLoader)
+
+
+def construct(root: yaml.Node) -> Any:
+    """Python data from an already composed tree: parsing the text a second time costs as much again."""
+    loader = yaml.SafeLoader("")
+    try:
+        return loader.construct_document(root)
+    finally:
+        loader.dispose()
+
+
+_SYNTAX_HINT = "check indentation and quoting near this line"
+
+
+def syntax_error(exc: yaml.YAMLError, file: str) -> Diagnostic:
+    """The diagnostic of a file PyYAML cannot read, at the mark of the problem (else of its context)."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    span = Span.at(mark.line + 1, mark.column + 1) if mark is not None else Span()
+    problem = getattr(exc, "problem", None) or str(exc)
+    context = getattr(exc, "context", None)
+    message = f"YAML syntax error: {problem}" + (f" ({context})" if context else "")
+    return error(YAML_SYNTAX, message, file, span, _SYNTAX_HINT)
+
+
+# ---------------------------------------------------------------------------
+# YAML nodes -> spans
+# ---------------------------------------------------------------------------
+
+
+def node_span(node: yaml.Node) -> Span:
+    """Where ``node`` stands; PyYAML counts from 0, diagnostics from 1."""
+    start, end = node.start_mark, node.end_mark
+    return Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+
+
+def nearest_span(spans: dict[JsonPath, Span], path: JsonPath) -> Span:
+    """The span at ``path``, else at its nearest parent that has one, so that a diagnostic
+    about a key that is absent still points into the file."""
+    while path and path not in spans:
+        path = path[:-1]
+    return spans.get(path, Span())
+
+
+class SpanIndexer:
+    """Walks a composed YAML tree recording the span of every node by JSON path.
+
+    Keys are constructed with PyYAML's safe constructor so the paths use the same
+    Python values ``yaml.safe_load`` produces (``1:`` is the int 1, ``no:`` is False),
+    which is what jsonschema reports in ``error.absolute_path``.
+    """
+
+    def __init__(self, file: str):
+        self.file = file
+        self.spans: dict[JsonPath, Span] = {}
+        self.key_spans: dict[JsonPath, Span] = {}
+        self.diagnostics: list[Diagnostic] = []
+        self._constructor = yaml.constructor.SafeConstructor()
+        self._active: set[int] = set()
+
+    def walk(self, node: yaml.Node, path: JsonPath = ()) -> None:
+        self.spans.setdefault(path, node_span(node))
+        if id(node) in self._active:  # recursive alias: stop rather than loop forever
+            return
+        self._active.add(id(node))
+        try:
+            if isinstance(node, yaml.MappingNode):
+                seen: dict[Any, Span] = {}
+                for key_node, value_node in node.value:
+                    key = self._key(key_node)
+                    key_span = node_span(key_node)
+                    if key in seen and key != "<<":
+                        # PyYAML keeps the last value silently; that hides real mistakes.
+                        self.diagnostics.append(error(
+                            YAML_SYNTAX, f"duplicate key {key!r}", self.file, key_span,
+                            f"the first {key!r} is on line {seen[key].line}; the later one "
+                            "would silently replace it"))
+                    seen[key] = key_span
+                    self.key_spans.setdefault(path + (key,), key_span)
+                    self.walk(value_node, path + (key,))
+            elif isinstance(node, yaml.SequenceNode):
+                for i, item in enumerate(node.value):
+                    self.walk(item, path + (i,))
+        finally:
+            self._active.discard(id(node))
+
+    def _key(self, node: yaml.Node) -> Any:
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                return self._constructor.construct_object(node, deep=True)
+            except yaml.YAMLError:
+                return node.value
+        return repr(node)  # complex keys are invalid anyway; keep walking
+
+
+# ---------------------------------------------------------------------------
+# Schemas
+# ---------------------------------------------------------------------------
+
+
+def _schema_path(name: str = "scenario.schema.json") -> Path:
+    """The installed wheel ships scenarios as ``hexlore.scenarios``; a checkout has them at the root.
+
+    ``name``: the schema file (scenarios, campaign sheets and campaigns each have one).
+    """
+    import hexlore
+
+    candidates: list[Path] = []
+    pkg_file = getattr(hexlore, "__file__", None)
+    if pkg_file:
+        candidates.append(Path(pkg_file).parent / "scenarios" / "schema" / name)
+    # Namespace package (no __init__.py): look at each of its directories.
+    for entry in getattr(hexlore, "__path__", []):
+        candidates.append(Path(entry) / "scenarios" / "schema" / name)
+    candidates.append(Path(__file__).resolve().parents[2] / "scenarios" / "schema" / name)
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    return candidates[-1]
+
+
+@lru_cache(maxsize=4)
+def cached_schema(name: str = "scenario.schema.json") -> str:
+    """The schema's text, read once; each caller parses its own copy, which it may change."""
+    return _schema_path(name).read_text(encoding="utf-8")
+
+
+def bad_paths(errors: list[ValidationError]) -> frozenset[JsonPath]:
+    """Where schema errors sit, narrowed to the key at fault for missing and unknown keys."""
+    bad: set[JsonPath] = set()
+    for err in errors:
+        path = tuple(err.absolute_path)
+        if err.validator == "required" and isinstance(err.instance, dict):
+            bad.update(path + (k,) for k in err.validator_value if k not in err.instance)
+        elif err.validator == "additionalProperties" and isinstance(err.instance, dict):
+            allowed = err.schema.get("properties", {})
+            bad.update(path + (k,) for k in err.instance if k not in allowed)
+        else:
+            bad.add(path)
+    return frozenset(bad)
+
+
+# ---------------------------------------------------------------------------
+# Schema errors -> human diagnostics
+# ---------------------------------------------------------------------------
+
+_TYPE_WORDS = {
+    "integer": "an integer", "number": "a number", "string": "a string",
+    "boolean": "true or false", "array": "a list", "object": "a mapping", "null": "null",
+}
+
+
+def _describe(value: Any) -> str:
+    """How a YAML value reads to its author ("the string 'three'", "a list")."""
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"the boolean {'true' if value else 'false'}"
+    if isinstance(value, int):
+        return f"the integer {value}"
+    if isinstance(value, float):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"the {type(value).__name__} {value}"
+
+
+def _join_or(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _expected(schema: Any, root: dict, depth: int = 0) -> list[str]:
+    """Plain-language list of what a (sub)schema accepts, for anyOf/type messages."""
+    if not isinstance(schema, dict) or depth > 5:
+        return []
+    if "$ref" in schema and schema["$ref"].startswith("#/$defs/"):
+        return _expected(root["$defs"].get(schema["$ref"][8:], {}), root, depth + 1)
+    if "anyOf" in schema or "oneOf" in schema:
+        out: list[str] = []
+        for sub in schema.get("anyOf", schema.get("oneOf")):
+            out += [w for w in _expected(sub, root, depth + 1) if w not in out]
+        return out
+    if "enum" in schema:
+        return [", ".join(json.dumps(v) for v in schema["enum"])]
+    types = schema.get("type")
+    if isinstance(types, str):
+        types = [types]
+    words = [_TYPE_WORDS.get(t, t) for t in types or []]
+    if types == ["array"] and isinstance(schema.get("items"), dict):
+        inner = _expected(schema["items"], root, depth + 1)
+        if inner:
+            words = ["a list of " + _join_or(inner).replace("a ", "", 1).replace("an ", "", 1) + "s"]
+    return words
+
+
+def _type_hint(value: Any, expected: list[str]) -> str | None:
+    if isinstance(value, bool) and "a string" in expected:
+        return "YAML reads unquoted yes/no/on/off/true/false as booleans; put the value in quotes"
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and "an integer" in expected:
+        return "remove the quotes so YAML reads it as a number"
+    if value is None:
+        return "the key has no value; write one after the colon"
+    return None
+
+
+def _at_parent(path: JsonPath, data: Any) -> Any:
+    for step in path:
+        try:
+            data = data[step]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+class SchemaReporter:
+    """Rewrites jsonschema's errors for the author of the file: in plain words, at the node or
+    key at fault, with a hint where a usual mistake explains the error (``what``: the kind of
+    file, as the messages name it)."""
+
+    def __init__(self, file: str, idx: SpanIndexer, data: Any, root: dict, what: str = "scenario"):
+        self.file, self.idx, self.data, self.root, self.what = file, idx, data, root, what
+
+    def span(self, path: JsonPath) -> Span:
+        return nearest_span(self.idx.spans, path)
+
+    def key_span(self, path: JsonPath) -> Span:
+        return self.idx.key_spans.get(path) or self.span(path)
+
+    def report(self, err: ValidationError) -> list[Diagnostic]:
+        path = tuple(err.absolute_path)
+        kind, want, value = err.validator, err.validator_value, err.instance
+        where = self.span(path)
+        hint: str | None = None
+        if kind == "additionalProperties" and isinstance(value, dict):
+            allowed = list(err.schema.get("properties", {}))
+            out = []
+            for key in value:
+                if key in allowed:
+                    continue
+                guess = did_you_mean(str(key), allowed)
+                hint = f"did you mean {guess!r}?" if guess else (
+                    "allowed keys here: " + ", ".join(allowed) if allowed else None)
+                out.append(error(SCHEMA, f"unknown key {key!r}", self.file,
+                                 self.key_span(path + (key,)), hint))
+            return out
+        if kind == "required":
+            missing = [k for k in want if isinstance(value, dict) and k not in value]
+            return [error(SCHEMA, f"missing required key {k!r}", self.file, where,
+                          self._required_hint(path, k)) for k in missing]
+        if kind == "not" and isinstance(want, dict) and len(want.get("required", [])) == 1:
+            key = want["required"][0]
+            shape = value.get("shape") if isinstance(value, dict) else None
+            what = f"a {shape!r} board" if shape else "this mapping"
+            return [error(SCHEMA, f"key {key!r} is not used by {what}", self.file,
+                          self.key_span(path + (key,)), f"remove {key!r}")]
+        if kind == "type":
+            expected = _expected({"type": want}, self.root)
+            message = f"expected {_join_or(expected)} here, got {_describe(value)}"
+            hint = _type_hint(value, expected)
+        elif kind in ("anyOf", "oneOf"):
+            expected = _expected(err.schema, self.root)
+            message = f"expected {_join_or(expected) if expected else 'a different value'} here, got {_describe(value)}"
+            hint = _type_hint(value, expected)
+        elif kind == "enum":
+            choices = ", ".join(json.dumps(v) for v in want)
+            message = f"expected one of {choices}; got {_describe(value)}"
+            guess = did_you_mean(str(value), [str(v) for v in want])
+            hint = f"did you mean {guess!r}?" if guess else None
+        elif kind == "const":
+            message = f"expected {json.dumps(want)} here, got {_describe(value)}"
+            if len(path) == 1 and str(path[0]).startswith("hexlore"):  # the format key
+                hint = f"this version of hexlore reads {self.what} format 1"
+        elif kind == "minItems":
+            count = len(value) if isinstance(value, list) else 0
+            noun = "item" if want == 1 else "items"
+            message = f"expected at least {want} {noun} here, got {count}"
+            if path == ("sides",):
+                hint = "a game needs at least two sides"
+        elif kind == "minimum":
+            message = f"expected a number >= {want}, got {_describe(value)}"
+        elif kind == "minLength":
+            message = "this must not be empty"
+        elif kind == "pattern":
+            message = f"{value!r} is not a valid name"
+            hint = "use letters, digits and underscores, not starting with a digit"
+        else:
+            message = err.message
+        return [error(SCHEMA, message, self.file, where, hint)]
+
+    def _required_hint(self, path: JsonPath, key: str) -> str | None:
+        parent = _at_parent(path, self.data)
+        if path == ("board",) and isinstance(parent, dict):
+            return f"a {parent.get('shape')!r} board needs {key!r}"
+        if isinstance(parent, dict):
+            for other in parent:
+                if did_you_mean(str(other), [key]) == key:
+                    return f"is {other!r} a misspelling of {key!r}?"
+        return None
+
+
+def sorted_diagnostics(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """Each diagnostic once, by file, line and column: the order in which an author reads them."""
+    unique = list(dict.fromkeys(diags))  # one jsonschema error can surface twice via allOf
+    return sorted(unique, key=Diagnostic.sort_key)
