@@ -261,3 +261,47 @@ procedure build(h: hex) "test entry" {
     assert [e["args"] for e in game.log if e.get("event") == "seen"] == [
         {"terrain": "plain", "stops": False}, {"terrain": "forest", "stops": True}]
     assert game.state.hex_fields[h]["terrain"].name == "forest"
+
+
+UNTRUSTED = """pack demo.greedy
+procedure spin() {{
+  repeat 10000 {{
+    repeat 10000 {{ let x = 1 }}
+  }}
+}}
+procedure double() {{
+  let xs = [1]
+  repeat 100 {{ xs = xs + xs }}
+}}
+procedure grow() {{
+  let xs = [1]
+  repeat 100 {{ xs += xs }}
+}}
+procedure ok() -> int {{
+  let n = 0
+  repeat 1000 {{ repeat 1000 {{ n += 1 }} }}
+  return n
+}}
+"""
+
+
+@pytest.mark.parametrize("procedure, message, line", [
+    ("spin", "the rules ran more than 10,000,000 loop steps in this game", 4),
+    ("double", "is more than a game may hold (100,000)", 9),
+    ("grow", "is more than a game may hold (100,000)", 13),
+])
+def test_loops_and_lists_of_untrusted_rules_are_bounded(tmp_path, procedure, message, line):
+    """A loop that would run for hours, or a list that doubles until memory runs out, stops
+    with a located error (the bounds: hexlore/runtime/linked.py)."""
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo" / "greedy.lore").write_text(UNTRUSTED.format())
+    from hexlore.compiler import compile_packs
+    rules = compile_packs([str(tmp_path / "demo" / "greedy.lore")])
+    assert rules.ok, [d.headline() for d in rules.diagnostics]
+    scenario, _ = load_scenario_text(SMALL.format(pack="demo.greedy"), str(tmp_path / "s.yaml"))
+    game = Game(rules, scenario)
+    assert game.guarded(game.call_procedure, "ok", []) == 1_000_000  # a million steps are fine
+    with pytest.raises(RuntimeRuleError) as info:
+        game.guarded(game.call_procedure, procedure, [])
+    d = info.value.diagnostic
+    assert message in d.message and d.span.line == line and d.hint

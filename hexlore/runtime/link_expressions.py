@@ -14,7 +14,7 @@ from typing import Callable
 
 from ..compiler import ir
 from ..compiler.model import DefinitionSpec, FaceSpec, Symbol
-from .linked import LinkerPart, RuleError, XFn, as_number
+from .linked import LinkerPart, RuleError, XFn, as_number, bounded_list
 from .state import EventRecord, Side, Unit
 
 #: the unit fields the runtime keeps as attributes
@@ -239,7 +239,7 @@ class ExpressionLinker(LinkerPart):
         if op == "in":
             return lambda env: left(env) in right(env)
         if op == "++":
-            return lambda env: list(left(env) or []) + list(right(env) or [])
+            return lambda env: bounded_list(list(left(env) or []) + list(right(env) or []), origin)
 
         def number(v):
             """An operand that is not a plain int: none is an error, a face counts its value."""

@@ -9,7 +9,7 @@ tested after every statement. :func:`run_body` is where stop and return land.
 from __future__ import annotations
 
 from ..compiler import ir
-from .linked import Env, LinkerPart, RuleError, SFn, as_number
+from .linked import Env, LinkerPart, RuleError, SFn, as_number, bounded_list
 from .memo import ANY, field_token
 
 MAX_REPEAT = 10_000
@@ -54,13 +54,14 @@ class StatementLinker(LinkerPart):
     def s_SetLocal(self, node: ir.SetLocal) -> SFn:
         value = self.x(node.value)
         name = node.name
+        origin = node.origin
         if node.op == "=":
             def assign(env):
                 env[name] = value(env)
         elif node.op == "+=":
             def assign(env):
                 current = env[name]
-                env[name] = (list(current) + list(value(env))) if isinstance(current, list) \
+                env[name] = bounded_list(list(current) + list(value(env)), origin) if isinstance(current, list) \
                     else current + as_number(value(env))
         else:
             def assign(env):
@@ -96,8 +97,8 @@ class StatementLinker(LinkerPart):
                 raise RuleError(f"cannot use '{op}' on '{name}': it has no value", origin,
                                 "set it with '=' first, or give the field a default")
             if op == "+=":
-                fields[name] = (list(fields[name]) + list(v)) if isinstance(fields[name], list) \
-                    else fields[name] + as_number(v)
+                fields[name] = bounded_list(list(fields[name]) + list(v), origin) \
+                    if isinstance(fields[name], list) else fields[name] + as_number(v)
             else:
                 fields[name] = fields[name] - as_number(v)
             invalidate()
@@ -134,9 +135,12 @@ class StatementLinker(LinkerPart):
         source = self.x(node.source)
         body = self.block(node.body)
         var = node.var
+        spend, origin = self.loop_budget.spend, node.origin
 
         def run(env):
-            for item in list(source(env)):
+            items = list(source(env))
+            spend(len(items), origin)
+            for item in items:
                 env[var] = item
                 try:
                     body(env)
@@ -148,11 +152,13 @@ class StatementLinker(LinkerPart):
         times = self.x(node.times)
         body = self.block(node.body)
         origin = node.origin
+        spend = self.loop_budget.spend
 
         def run(env):
             n = as_number(times(env))
             if n > MAX_REPEAT:
                 raise RuleError(f"'repeat {n}' exceeds the bound of {MAX_REPEAT}", origin)
+            spend(max(n, 0), origin)
             for _ in range(max(n, 0)):
                 try:
                     body(env)

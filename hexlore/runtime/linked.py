@@ -39,6 +39,38 @@ class GameOver(Exception):
     so that nothing after the end runs, and caught where the game runs rules."""
 
 
+#: Rule files are untrusted: a game's loops may run this many steps in all, and no list may
+#: hold more items, so a loop that never ends or a list that doubles each time stops with a
+#: located error instead of running for ever or exhausting memory. Both are far above what
+#: the bundled packs use (benchmarks/bench_interpreter.py prints a game's steps).
+MAX_LOOP_STEPS = 10_000_000
+MAX_LIST_ITEMS = 100_000
+
+
+class LoopBudget:
+    """The loop steps one game has left; every loop spends the steps it will take on entry."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, steps: int = MAX_LOOP_STEPS):
+        self.left = steps
+
+    def spend(self, steps: int, origin: ir.Origin | None) -> None:
+        self.left -= steps
+        if self.left < 0:
+            raise RuleError(f"the rules ran more than {MAX_LOOP_STEPS:,} loop steps in this game",
+                            origin, "a loop that never ends, or nested loops that grow too fast? bound it with "
+                            "a smaller 'repeat', or 'break' out of it")
+
+
+def bounded_list(items: list, origin: ir.Origin | None) -> list:
+    """``items``, if a list may hold that many (MAX_LIST_ITEMS)."""
+    if len(items) > MAX_LIST_ITEMS:
+        raise RuleError(f"a list of {len(items):,} items is more than a game may hold ({MAX_LIST_ITEMS:,})",
+                        origin, "a list that grows in a loop (xs = xs + xs)? build only what the rule needs")
+    return items
+
+
 def as_number(value) -> int:
     """A face counts as its value and a truth value as 0 or 1 wherever Lore wants a number."""
     if isinstance(value, FaceSpec):
@@ -61,6 +93,7 @@ class LinkerPart:
     rules: RuleSet
     state: GameState
     memo: Memo
+    loop_budget: LoopBudget
     game: Game
     x: Callable[[ir.X], XFn]
     block: Callable[[tuple[ir.S, ...]], SFn]
