@@ -14,7 +14,7 @@ from pathlib import Path
 from .compiler import RuleSet, compile_packs
 from .compiler.packs import PackLoader, bundled_rules_root
 from .dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
-from .runtime.game import Game, GameResult, RuntimeRuleError
+from .runtime.game import Game, GameResult, RuntimeRuleError, ScenarioError
 from .render import board_svg
 from .runtime.policies import Policy
 from .runtime.scenario import NOT_A_SCENARIO, Scenario, load_scenario

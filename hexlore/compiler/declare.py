@@ -11,15 +11,15 @@ import dataclasses
 import re
 
 from ..dsl import ast
-from ..dsl.diagnostics import Diagnostic, Severity, Span, did_you_mean, error
+from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
 from . import ir
-from .lower import BAD_CALL, TYPE_MISMATCH, UNDEFINED_NAME, UNKNOWN_FIELD, Context, Lowerer, Scope
+from .lower import TYPE_MISMATCH, UNDEFINED_NAME, UNKNOWN_FIELD, Context, Lowerer, Scope
 from .model import (DefinitionSpec, DieSpec, EventSpec, FaceSpec, FieldSpec, FunctionSpec, GameSpec,
                     KindSpec, OptionSpec, ParamSpec, ProcedureSpec, RuleSet, Symbol, TableSpec,
                     TraitSpec, TriggerSpec)
 from .names import BUILTIN_KINDS, DUPLICATE, NameTable
 from .packs import LoadedPacks, pack_name
-from .types import ANY, INT, Type
+from .types import INT, Type
 
 MISSING_FIELD = "C013"
 BAD_GAME = "C014"

@@ -13,9 +13,9 @@ from ..dsl import ast
 from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
 from . import ir
 from .builtins import AGGREGATES, BUILTINS, PURE
-from .model import RuleSet, Symbol
+from .model import RuleSet
 from .names import SUPER
-from .types import (ANY, BOOL, DIE, FACE, FN, GAME, HEX, INT, NONE, SIDE, TEXT, UNIT, Type,
+from .types import (ANY, BOOL, DIE, FN, GAME, HEX, INT, NONE, SIDE, TEXT, Type,
                     compatible, is_numeric, list_of)
 
 UNDEFINED_NAME = "C003"

@@ -131,7 +131,7 @@ class NameTable:
             if owner != pack and sees_owner:
                 self._err(BAD_OVERRIDE, f"'{name}' replaces the declaration of pack '{owner}' ({at}) "
                           "without 'override'", file, span,
-                          f"write 'override' before it to replace it on purpose, or choose another name")
+                          "write 'override' before it to replace it on purpose, or choose another name")
             else:
                 where = f"in pack '{owner}' " if owner != pack else ""
                 hint = "rename one of them" + ("" if owner != pack else

@@ -281,7 +281,6 @@ def _plan(state, token: Token) -> tuple[int, int] | None:
     expression. Braces and the end of file keep as much as they can.
     """
     rbrace = Token.new_borrow_pos("RBRACE", "}", token)
-    end = Token.new_borrow_pos("$END", "", token)
     word = token.type not in ("RBRACE", "LBRACE", "$END", "ELSE")
     if word:
         depths = _boundaries(state)

@@ -33,7 +33,7 @@ from .dice import Roller, chances, multiset_count, multisets
 from .game import Game, RuntimeRuleError
 from .policies import Decision, Policy
 from .snapshot import Replayer, _copy
-from .state import Unit, label
+from .state import label
 from .stats import derive_seed, wilson
 from .testing import _event_matches, action_args, apply_given
 
