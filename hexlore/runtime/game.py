@@ -22,7 +22,7 @@ from .cast import Cast, add_campaign_units
 from .dice import DiceSource, ForcedRollError, Roller
 from .grid import Hex
 from .interpreter import GameOver, Linker, RuleError, run_body
-from .memo import EVENT, MISS, SKIP, Memo
+from .memo import EVENT, MISS, SKIP, Memo, Plan
 from .policies import Decision, Policy, Script, ScriptError, make_policy
 from .scenario import HEX_NOT_ON_BOARD, UNKNOWN_IN_TEST, UNKNOWN_SIDE, unknown_side_message
 from .state import EventRecord, GameState, Side, Unit, label
@@ -106,6 +106,7 @@ class Game:
         # memo.on (inside guarded); linked code holds the memo's forgetters, so it is never replaced
         self.memo = Memo(rules)
         self._callers: dict = {}
+        self._search_callers: dict = {}
         self._hex_labels: dict[Hex, str] = {}  # the board never changes during a game
         self.linker = Linker(self)
         self.builtins = make_builtins(self)
@@ -391,7 +392,7 @@ class Game:
     def call_function(self, name: str, args: list):
         call = self._callers.get(name)
         if call is None:
-            call = self._callers[name] = self._caller(name)
+            call = self._callers[name] = self._caller(name, self.memo.plan(name))
         return call(args)
 
     def function_caller(self, name: str):
@@ -399,12 +400,21 @@ class Game:
         function many times (a movement search asks a cost at every hex)."""
         call = self._callers.get(name)
         if call is None:
-            call = self._callers[name] = self._caller(name)
+            call = self._callers[name] = self._caller(name, self.memo.plan(name))
         return call
 
-    def _caller(self, name: str):
+    def search_caller(self, name: str):
+        """``call(args)`` for a built-in's search: like :meth:`function_caller`, but memoised
+        even when the function is cheap (:meth:`Memo.search_plan`), as a search asks it the
+        same questions search after search."""
+        call = self._search_callers.get(name)
+        if call is None:
+            call = self._search_callers[name] = self._caller(name, self.memo.search_plan(name))
+        return call
+
+    def _caller(self, name: str, plan: Plan | None):
         """How Python calls function ``name`` (built-ins asking for a cost, a test…): through its
-        memo while the rules run (hexlore/runtime/memo.py), as linked Lore calls do.
+        memo while the rules run (hexlore/runtime/memo.py) as ``plan`` says (None: not memoised).
 
         Lists are never memoised: each call must keep returning a list of its own. Calls with a
         list argument (unhashable) or a number that could equal one of another class are not
@@ -412,7 +422,6 @@ class Game:
         """
         # the callers live in the game: they hold it weakly (a game is freed once dropped)
         gref, memo = weakref.ref(self), self.memo
-        plan = memo.plan(name)
         linked = self._functions
 
         if plan is None:

@@ -173,6 +173,9 @@ _EXACT = {"int": int, "bool": bool}
 #: no longer memoised in that game: its look-ups cost more than they save
 TRIAL = 64
 TRIAL_RATIO = 5
+#: the trial of a cheap function memoised for searches (:meth:`Memo.search_plan`): longer,
+#: as its first search asks every hex once (all misses) and only later searches are answered
+SEARCH_TRIAL = 1024
 
 
 class Plan:
@@ -180,24 +183,26 @@ class Plan:
     list (the arguments the body reads; :data:`SKIP`: not memoised), whether an answer may be
     kept, and how often the memo answered (``active`` turns off when it seldom does)."""
 
-    __slots__ = ("table", "key", "storable", "hits", "misses", "active")
+    __slots__ = ("table", "key", "storable", "hits", "misses", "active", "trial")
 
-    def __init__(self, table: dict, key: Callable[[list], object], storable: Callable[[list], bool] | None):
+    def __init__(self, table: dict, key: Callable[[list], object], storable: Callable[[list], bool] | None,
+                 trial: int = TRIAL):
         self.table = table
         self.key = key
         self.storable = storable  # None: always
         self.hits = 0
         self.misses = 0
         self.active = True
+        self.trial = trial  # misses before the memo is judged
 
     def missed(self) -> None:
         """Count a miss; stop memoising a function whose memo seldom answers."""
         self.misses += 1
-        if self.misses >= TRIAL and self.hits * TRIAL_RATIO < self.misses:
+        if self.misses >= self.trial and self.hits * TRIAL_RATIO < self.misses:
             self.active = False
 
 
-def _make_plan(table: dict, shape: tuple) -> Plan:
+def _make_plan(table: dict, shape: tuple, trial: int = TRIAL) -> Plan:
     positions, exact, unknown, objects, arity = shape
     if not positions:
         key = _no_key
@@ -224,14 +229,14 @@ def _make_plan(table: dict, shape: tuple) -> Plan:
                         return SKIP
                 return get(values)
     if not objects:
-        return Plan(table, key, None)
+        return Plan(table, key, None, trial)
 
     def storable(values):
         for i in objects:
             if values[i].__class__ in _NUMBERS:
                 return False
         return True
-    return Plan(table, key, storable)
+    return Plan(table, key, storable, trial)
 
 
 #: built-ins that cost about what a memo look-up costs: a function that calls only these (and
@@ -241,25 +246,28 @@ _CHEAP = frozenset({"count", "sum", "max", "min", "abs", "range", "empty", "firs
                     "in_section", "toward_edge", "opponent", "sides", "text", "winner", "groups"})
 
 
-def _plans(rules: RuleSet) -> dict[str, tuple | None]:
-    """Per function: None if not worth memoising (see :func:`_costly`), else the positions of
-    the arguments in the key, and which of them are ints or bools, of type any, or of another
-    type (see :class:`Plan`)."""
-    costly = _costly(rules)
-    plans: dict[str, tuple | None] = {}
+def _shapes(rules: RuleSet) -> dict[str, tuple]:
+    """Per function: the positions of the arguments in the key of its memo, and which of them
+    are ints or bools, of type any, or of another type (see :class:`Plan`)."""
+    shapes: dict[str, tuple] = {}
     for name, spec in rules.functions.items():
-        if not costly[name]:
-            plans[name] = None
-            continue
         used = {node.name for node in _walk(spec.body) if isinstance(node, ir.Local)}
         # an argument the body never reads cannot change the result: it is left out of the key
         read = [(i, p.type.name) for i, p in enumerate(spec.params) if p.name in used]
-        plans[name] = (tuple(i for i, _ in read),
-                       tuple((i, _EXACT[t]) for i, t in read if t in _EXACT),
-                       tuple(i for i, t in read if t == "any"),
-                       tuple(i for i, t in read if t not in _EXACT and t != "any"),
-                       len(spec.params))
-    return plans
+        shapes[name] = (tuple(i for i, _ in read),
+                        tuple((i, _EXACT[t]) for i, t in read if t in _EXACT),
+                        tuple(i for i, t in read if t == "any"),
+                        tuple(i for i, t in read if t not in _EXACT and t != "any"),
+                        len(spec.params))
+    return shapes
+
+
+def _plans(rules: RuleSet) -> dict[str, tuple | None]:
+    """Per function: None if not worth memoising (see :func:`_costly`), else its shape (see
+    :func:`_shapes`)."""
+    costly = _costly(rules)
+    shapes = _cached(_ANALYSED_SHAPES, rules, _shapes)
+    return {name: shape if costly[name] else None for name, shape in shapes.items()}
 
 
 def _walk(body) -> Iterable:
@@ -293,6 +301,7 @@ def _costly(rules: RuleSet) -> dict[str, bool]:
 
 
 _ANALYSED_PLANS: dict[int, tuple[weakref.ref, dict]] = {}
+_ANALYSED_SHAPES: dict[int, tuple[weakref.ref, dict]] = {}
 
 
 def _cached(cache: dict, rules: RuleSet, compute):
@@ -314,6 +323,7 @@ class Memo:
     :meth:`table`), and who forgets what."""
 
     def __init__(self, rules: RuleSet):
+        self._rules = rules
         self.reads = function_reads(rules)
         self._plans = _cached(_ANALYSED_PLANS, rules, _plans)
         self.tables: dict[str, dict] = {name: {} for name in self.reads}
@@ -323,6 +333,7 @@ class Memo:
         self._clears: dict[Token, list[Callable[[], None]]] = {}  # per token asked for
         self._extra: dict[tuple, dict] = {}
         self._made: dict[str, Plan | None] = {}
+        self._made_for_searches: dict[str, Plan] = {}
         self.on = False  # set by Game.guarded: memos are used (and kept) only while rules run
 
     def plan(self, name: str) -> Plan | None:
@@ -332,6 +343,21 @@ class Memo:
         shape = self._plans.get(name)
         plan = None if shape is None else _make_plan(self.tables[name], shape)
         self._made[name] = plan
+        return plan
+
+    def search_plan(self, name: str) -> Plan:
+        """How a built-in's search (a move, a line of sight) memoises its calls of function
+        ``name``: as :meth:`plan` does when the function is worth memoising, else with a plan of
+        its own on the function's memo. A search asks the same cheap callback (a step's cost,
+        a hex's test) with the same arguments search after search, and one look-up costs less
+        than evaluating even a cheap body; Lore calls of a cheap function stay unmemoised."""
+        plan = self.plan(name)
+        if plan is not None:
+            return plan
+        plan = self._made_for_searches.get(name)
+        if plan is None:
+            shape = _cached(_ANALYSED_SHAPES, self._rules, _shapes)[name]
+            plan = self._made_for_searches[name] = _make_plan(self.tables[name], shape, SEARCH_TRIAL)
         return plan
 
     def table(self, kind: str, functions: tuple[str, ...]) -> dict:
