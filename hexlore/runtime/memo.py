@@ -12,7 +12,8 @@ What a change may touch is a *token*: ``("unit", field)``, ``("side", field)``,
 ``("hex", field)``, ``("game", field)``, ``POSITIONS`` (a unit's hex or life: the built-ins
 ``move``, ``remove_unit``, ``set_aside``), ``EVENT`` (an event's arguments rewritten by a
 ``before`` trigger, or the event replaced) and ``ANY`` (anything: a list changed in place,
-a turn begun, a win). A function whose reads cannot be known (a field read on a value of
+a win). A change may touch :class:`Several` tokens: ``begin_turn`` sets ``game.turn`` and
+``game.active``. A function whose reads cannot be known (a field read on a value of
 type ``any``, a function value passed on, a built-in this module does not know) reads
 ``ANY``: every change forgets it. The memos live only while the rules run (``Game.guarded``),
 so Python changing the state between two calls is never answered from a stale memo.
@@ -47,9 +48,20 @@ _READ_NOTHING = frozenset({
     "line_clear", "ring", "within", "areas", "line_hexes", "line_heights", "line_clear_above",
     "paths_clear", "path_length", "in_range", "hexes_in_range", "sides", "opponent", "text",
     "roster"})
+
+
+class Several(tuple):
+    """Tokens a change touches all at once (a built-in that sets two fields)."""
+
+
 #: what each effect built-in may change; one missing here changes ANY
 _CHANGES = {"move": POSITIONS, "remove_unit": POSITIONS, "set_aside": POSITIONS,
-            "roll": "dice"}  # the dice stream: no function reads it, only ANY readers forget
+            "roll": "dice",  # the dice stream: no function reads it, only ANY readers forget
+            # the turn count and the active side (state.game["turn"], ["active"]), read in Lore
+            # as game.turn and game.active; a turn begins before nearly every move, so forgetting
+            # everything then would leave the memos little to answer
+            "begin_turn": Several((("game", "turn"), ("game", "active"))),
+            "set_terrain": ("hex", "terrain")}
 
 #: fields every unit, side or hex has, kept by the runtime (not in the fields dicts)
 _CONSTANT_FIELDS = {"unit": {"id", "type", "side", "title"}, "side": {"name", "edge"},
@@ -374,7 +386,7 @@ class Memo:
             reads = frozenset(reads)
             self._readers.append((reads, table.clear))
             for token, clears in self._clears.items():
-                if token in reads or ANY in reads:
+                if _touches(token, reads):
                     clears.append(table.clear)
         return table
 
@@ -387,17 +399,25 @@ class Memo:
         """What to call when something ``token`` names changes (None: nothing to forget)."""
         if token is None:
             return None
-        if token == ANY:
+        if token == ANY or (token.__class__ is Several and ANY in token):
             return self.clear
         clears = self._clears.get(token)
         if clears is None:
-            clears = self._clears[token] = [clear for reads, clear in self._readers
-                                            if token in reads or ANY in reads]
+            clears = self._clears[token] = [clear for reads, clear in self._readers if _touches(token, reads)]
 
         def forget():
             for clear in clears:
                 clear()
         return forget
+
+
+def _touches(token: Token, reads: frozenset) -> bool:
+    """Does a change of ``token`` (or of each of :class:`Several`) touch what ``reads`` names?"""
+    if ANY in reads:
+        return True
+    if token.__class__ is Several:
+        return any(t in reads for t in token)
+    return token in reads
 
 
 def _nothing() -> None:
