@@ -11,7 +11,7 @@ import json
 import random
 import weakref
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Callable
 
 from ..compiler import ir
 from ..compiler.model import DefinitionSpec, RuleSet, Symbol
@@ -30,6 +30,26 @@ from .state import EventRecord, GameState, Side, Unit, label
 #: what json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False) uses,
 #: made once (json.dumps builds a new encoder at each call when given options)
 _LOG_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _log_encoder() -> Callable[[dict], str]:
+    """``_LOG_ENCODER.encode``, cheaper: the C encoder it makes at every call, made once, and
+    made without the check for circular lists (a log entry is built afresh from labels, so it
+    holds none). The same text: the same C encoder with the same settings."""
+    c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+    if c_make_encoder is None:  # a Python without the C accelerator
+        return _LOG_ENCODER.encode
+    e = _LOG_ENCODER
+    encoder = c_make_encoder(None, e.default, json.encoder.encode_basestring, e.indent, e.key_separator,
+                             e.item_separator, e.sort_keys, e.skipkeys, e.allow_nan)
+    join = "".join
+
+    def encode(entry: dict) -> str:
+        return join(encoder(entry, 0))
+    return encode
+
+
+_encode_entry = _log_encoder()
 
 MAX_EVENT_DEPTH = 64
 DEFAULT_MAX_ROUNDS = 100
@@ -108,6 +128,7 @@ class Game:
         self._callers: dict = {}
         self._search_callers: dict = {}
         self._hex_labels: dict[Hex, str] = {}  # the board never changes during a game
+        self._quoted: dict[str, str] = {}  # event names as JSON strings
         self.linker = Linker(self)
         self.builtins = make_builtins(self)
         self._def_values: dict[str, dict] = {}
@@ -478,7 +499,7 @@ class Game:
                 for t in table["before"]:
                     self._run_trigger(t, record, write_back=True)
             shown = self.shown
-            self.record({"type": "event", "event": name, "args": {k: shown(v) for k, v in record.args.items()}})
+            self._record_event(name, {k: shown(v) for k, v in record.args.items()})
             if table:
                 for t in table["instead"]:
                     if self._run_trigger(t, record):
@@ -566,7 +587,26 @@ class Game:
                  "turn": self.state.game["turn"], **entry}
         self.log.append(entry)
         if self.log_file is not None:
-            self.log_file.write(_LOG_ENCODER.encode(entry) + "\n")
+            self.log_file.write(_encode_entry(entry) + "\n")
+
+    def _record_event(self, name: str, args: dict) -> None:
+        """``record({"type": "event", "event": name, "args": args})``, the commonest entry, with
+        its line written around the encoded arguments: the same text (keys in sorted order:
+        args, event, round, seq, turn, type) without sorting and encoding the frame each time."""
+        game = self.state.game
+        seq, rnd, turn = len(self.log) + 1, game["round"], game["turn"]
+        entry = {"seq": seq, "round": rnd, "turn": turn, "type": "event", "event": name, "args": args}
+        self.log.append(entry)
+        if self.log_file is None:
+            return
+        if rnd.__class__ is not int or turn.__class__ is not int:  # never, but then json decides
+            self.log_file.write(_encode_entry(entry) + "\n")
+            return
+        quoted = self._quoted.get(name)
+        if quoted is None:
+            quoted = self._quoted[name] = _encode_entry(name)
+        self.log_file.write(f'{{"args":{_encode_entry(args)},"event":{quoted},"round":{rnd},"seq":{seq},'
+                            f'"turn":{turn},"type":"event"}}\n')
 
     # ------------------------------------------------------------ playing
     def run_block(self, name: str) -> None:
