@@ -13,7 +13,9 @@ What a change may touch is a *token*: ``("unit", field)``, ``("side", field)``,
 ``move``, ``remove_unit``, ``set_aside``), ``EVENT`` (an event's arguments rewritten by a
 ``before`` trigger, or the event replaced) and ``ANY`` (anything: a list changed in place,
 a win). A change may touch :class:`Several` tokens: ``begin_turn`` sets ``game.turn`` and
-``game.active``. A function whose reads cannot be known (a field read on a value of
+``game.active``. ``LISTS`` is a list changed in place (``push``, ``pop``, ``remove``,
+``shuffle``): only functions that read a field, option, table or event that may hold a list
+forget then (:class:`_ListReads`). A function whose reads cannot be known (a field read on a value of
 type ``any``, a function value passed on, a built-in this module does not know) reads
 ``ANY``: every change forgets it. The memos live only while the rules run (``Game.guarded``),
 so Python changing the state between two calls is never answered from a stale memo.
@@ -34,6 +36,7 @@ from ..compiler.types import FN
 ANY = "*"
 POSITIONS = "positions"
 EVENT = "event"
+LISTS = "lists"
 Token = object
 
 #: pure built-ins whose answer depends on where the units stand (and whether they live)
@@ -61,7 +64,13 @@ _CHANGES = {"move": POSITIONS, "remove_unit": POSITIONS, "set_aside": POSITIONS,
             # as game.turn and game.active; a turn begins before nearly every move, so forgetting
             # everything then would leave the memos little to answer
             "begin_turn": Several((("game", "turn"), ("game", "active"))),
-            "set_terrain": ("hex", "terrain")}
+            "set_terrain": ("hex", "terrain"),
+            # a list changed in place: the local list a procedure collects into, or one a field,
+            # an option, a table entry or an event holds (see _ListReads)
+            "push": LISTS, "pop": LISTS, "remove": LISTS, "shuffle": LISTS}
+
+#: types whose values may be (or, from a scenario's YAML, hold) a list changed in place
+_LIST_TYPES = frozenset({"list", "any", "text"})
 
 #: fields every unit, side or hex has, kept by the runtime (not in the fields dicts)
 _CONSTANT_FIELDS = {"unit": {"id", "type", "side", "title"}, "side": {"name", "edge"},
@@ -106,13 +115,55 @@ def _flatten(items: tuple) -> Iterable:
             yield item
 
 
-def _direct(body: ir.X) -> tuple[set, set[str]]:
+class _ListReads:
+    """Which reads may reach a list that push, pop, remove or shuffle can change in place.
+
+    A memoised function sees a list only through what it reads: a field, an option, a table
+    entry or an event argument whose type may hold one (its arguments cannot be lists: a list
+    cannot key a memo; built-ins make new lists). A function that reads none of them does not
+    forget when a list changes (:data:`LISTS`): the lists procedures collect into are theirs.
+    """
+
+    def __init__(self, rules: RuleSet):
+        def may_hold(t) -> bool:
+            return t is None or t.name in _LIST_TYPES
+
+        self.fields = {(owner, name) for owner, kind in rules.kinds.items() if owner in _OWNERS
+                       for name, f in kind.fields.items() if may_hold(f.type)}
+        # a definition's field is read as owner "def": any kind may have declared it
+        self.def_fields = {name for kind in rules.kinds.values() for name, f in kind.fields.items()
+                           if may_hold(f.type)}
+        self.options = {name for name, o in rules.options.items() if may_hold(o.type)}
+        self.tables = {name for name, t in rules.tables.items() if may_hold(t.value_type)}
+
+    def __call__(self, node: ir.X) -> bool:
+        """Does reading ``node`` (a field, an option, a table entry) possibly give a list?"""
+        cls = node.__class__
+        if cls is ir.GetField:
+            if node.owner == "def":
+                return node.name in self.def_fields
+            if node.owner in _OWNERS:
+                return (node.owner, node.name) in self.fields
+            return node.owner != "face"  # an event's argument, a value of type any; faces hold none
+        if cls is ir.OptionRef:
+            return node.name in self.options
+        if cls is ir.TableGet:
+            return node.table in self.tables
+        return False
+
+
+_OWNERS = ("unit", "side", "hex", "game")
+
+
+def _direct(body: ir.X, holds_list: _ListReads) -> tuple[set, set[str]]:
     """Tokens a body reads itself, and the functions it calls or names."""
     tokens: set = set()
     calls: set[str] = set()
     stack = [body]
     while stack:
         node = stack.pop()
+        if holds_list(node):
+            tokens.add(LISTS)
         if isinstance(node, ir.GetField):
             token = field_token(node.owner, node.name)
             if token is not None:
@@ -136,7 +187,8 @@ def _direct(body: ir.X) -> tuple[set, set[str]]:
 
 
 def _analyse(rules: RuleSet) -> dict[str, frozenset]:
-    direct = {name: _direct(spec.body) for name, spec in rules.functions.items()}
+    holds_list = _ListReads(rules)
+    direct = {name: _direct(spec.body, holds_list) for name, spec in rules.functions.items()}
     reads: dict[str, frozenset] = {}
     for name in direct:
         seen, todo, tokens = {name}, [name], set()
