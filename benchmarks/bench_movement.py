@@ -147,18 +147,18 @@ def through_lore(repeat: int) -> None:
     hexes = move_options(*args)
     t = timed(lambda: move_options(*args), repeat)
     calls = {"n": 0}
-    call_function, function_caller = game.call_function, game.function_caller
+    call_function, search_caller = game.call_function, game.search_caller
 
     def counting_caller(name):
-        call = function_caller(name)
+        call = search_caller(name)
 
         def counting(a):
             calls["n"] += 1
             return call(a)
         return counting
-    game.function_caller = counting_caller  # the built-ins look each function up once per search
+    game.search_caller = counting_caller  # the built-ins look each function up once per search
     move_options(*args)
-    game.function_caller = function_caller
+    game.search_caller = search_caller
     t_call = timed(lambda: call_function("cost_003", [unit, unit.hex]), repeat * 20)
     print(f"  from Lore, 12x10 board, budget 3: {len(hexes)} options, {1 / t:,.0f} searches/s; "
           f"each makes {calls['n']} calls of Lore functions (about {t_call * 1e6:.1f} us each): "

@@ -436,3 +436,14 @@ def test_reachable_paths_are_consistent(
                     changed = True
     expected = {h: c for h, c in best.items() if h == start or ends[h]}
     assert {h: c for h, (c, _) in result.items()} == expected
+
+
+def test_a_hex_is_a_pair_that_hashes_orders_and_shows_as_before():
+    # a named tuple (hashed in C); the hash is the pair's, as the dataclass had: sets of hexes
+    # iterate in the same order, so games log the same
+    h = Hex(2, -1)
+    assert hash(h) == hash((2, -1)) and h == Hex(2, -1) and h != Hex(-1, 2)
+    assert repr(h) == "Hex(q=2, r=-1)" and str(h) == "(2,-1)"
+    assert sorted([Hex(1, 0), Hex(0, 5), Hex(0, 1)]) == [Hex(0, 1), Hex(0, 5), Hex(1, 0)]
+    with pytest.raises(AttributeError):
+        h.q = 3

@@ -16,7 +16,7 @@ from conftest import ROOT
 from hexlore.api import open_scenario
 from hexlore.compiler import compile_packs
 from hexlore.runtime.game import Game
-from hexlore.runtime.memo import ANY, POSITIONS, function_reads
+from hexlore.runtime.memo import ANY, LISTS, POSITIONS, function_reads
 from hexlore.runtime.scenario import load_scenario_text
 
 PACK = """pack demo.memo
@@ -60,6 +60,13 @@ procedure unread_argument(u: unit, v: unit) -> list of int {
   return [ignores_unit(u, 2), ignores_unit(v, 2), ignores_unit(u, 3)]
 }
 procedure several_bools() -> list of bool { return [yes(true), yes(false), yes(true)] }
+procedure local_list_and_turn(u: unit, s: side) -> list of int {
+  let mine = [1]
+  let a = strength(u)
+  push(mine, 2)
+  begin_turn(s)
+  return [a, strength(u), piled(), count(mine)]
+}
 
 function one(u: unit, h: hex) -> int = 1
 function never(u: unit, h: hex) -> bool = false
@@ -105,7 +112,9 @@ def run(demo, memoise: bool, procedure: str, *args):
     game = Game(rules, scenario)
     game.memoise = memoise
     board, units = game.state.board, game.state.units
-    values = [units[a] if a in units else board.parse_label(a) if "," in a else a for a in args]
+    sides = {s.name: s for s in game.state.sides}
+    values = [units[a] if a in units else sides[a] if a in sides else board.parse_label(a) if "," in a else a
+              for a in args]
     return game.guarded(game.call_procedure, procedure, values), game
 
 
@@ -117,6 +126,7 @@ def run(demo, memoise: bool, procedure: str, *args):
     ("numbers_of_two_classes", [], [["True", "1", "False", "0", "1"]]),
     ("unread_argument", ["u", "v"], [[2, 2, 3]]),
     ("several_bools", [], [[True, False, True]]),
+    ("local_list_and_turn", ["u", "a"], [[5, 5, 0, 2]]),
 ])
 def test_a_memoised_answer_is_the_answer(demo, procedure, args, expected):
     memoised, game = run(demo, True, procedure, *args)
@@ -157,9 +167,38 @@ def test_what_functions_read(demo):
     reads = function_reads(demo[0])
     assert reads["strength"] == {("unit", "hp"), POSITIONS}
     assert reads["steps_to"] == {POSITIONS}
-    assert reads["piled"] == {("game", "pile"), POSITIONS}
+    assert reads["piled"] == {("game", "pile"), POSITIONS, LISTS}  # a list that push may change
     assert reads["cheap"] == {("unit", "hp")}
     assert ANY not in set().union(*reads.values())
+
+
+def test_a_list_changed_in_place_or_a_turn_begun_forgets_only_who_may_read_them(demo):
+    rules, scenario = demo
+    game = Game(rules, scenario)
+    calls = {"strength": 0, "piled": 0}
+    for name in calls:
+        params, body = game._function(name)
+        game._functions[name] = (params, lambda env, name=name, body=body: calls.__setitem__(name, calls[name] + 1)
+                                 or body(env))
+    result = game.guarded(game.call_procedure, "local_list_and_turn", [game.state.units["u"], game.state.sides[0]])
+    assert result == [5, 5, 0, 2]
+    assert calls == {"strength": 1, "piled": 1}  # strength reads no list and not the turn: asked once
+
+
+def test_searches_memoise_cheap_callbacks_and_never_ask_false_constants(demo):
+    rules, scenario = demo
+    game = Game(rules, scenario)
+    calls = {"one": 0, "never": 0, "no_wall": 0}
+    for name in calls:
+        params, body = game._function(name)
+        game._functions[name] = (params, lambda env, name=name, body=body: calls.__setitem__(name, calls[name] + 1)
+                                 or body(env))
+    assert game.memo.plan("one") is None  # too cheap for Lore calls
+    u, to = game.state.units["u"], game.state.board.parse_label("0,-2")
+    result = game.guarded(game.call_procedure, "search_twice", [u, to])
+    assert result == [17, 2, 9]
+    assert calls["never"] == calls["no_wall"] == 0  # always false: the searches leave them out
+    assert calls["one"] == 1  # it reads neither argument: one answer serves every step of both searches
 
 
 def test_cheap_functions_are_not_memoised_and_seldom_answered_ones_stop_being(demo):

@@ -10,6 +10,7 @@ import weakref
 from collections import Counter
 from typing import TYPE_CHECKING, Callable
 
+from ..compiler import ir
 from ..compiler.model import DefinitionSpec, FaceSpec, Symbol
 from ..compiler.usage import SHARING_RULE
 from . import grid, movement, sight
@@ -89,8 +90,17 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
     def caller(fn):
         """Function ``fn`` as a Python callable of an argument list, looked up once per built-in
-        call rather than at every hex (the same call as game.call_function)."""
-        return game.function_caller(fn)
+        call rather than at every hex: the same answers as game.call_function, memoised for
+        searches (game.search_caller), which ask a callback the same questions again and again."""
+        return game.search_caller(fn)
+
+    functions = game.rules.functions
+
+    def never(fn) -> bool:
+        """Does function ``fn`` answer false whatever it is asked (its body is a false constant,
+        a pack's ``no_obstacles(u, a, b) = false``)? A search then need not ask it at all."""
+        spec = functions.get(fn) if isinstance(fn, str) else None
+        return spec is not None and spec.body.__class__ is ir.Const and not spec.body.value
 
     def arity(fn, allowed, shape):
         n = len(game._function(fn)[0])
@@ -157,7 +167,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             return None if c is None or c < 0 else c
 
         result = movement.reachable(board, u.hex, int(budget), enter,
-                                    stops=lambda h: bool(stops_at([u, h])))
+                                    stops=None if never(stops) else lambda h: bool(stops_at([u, h])))
         return sorted(result, key=lambda h: (result[h][0], h.r, h.q))
 
     # -- movement: searches, teleport, forced moves (hexlore/runtime/movement.py)
@@ -176,12 +186,17 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         shares = sharing(u)
         occupants = state.occupants
         passes_by = caller(passes)
+        passes_none = never(passes)
 
         def others(h):
-            return [o for o in occupants.get(h, ())
-                    if o is not u and o.alive and not (shares is not None and shares(o))]
+            here = occupants.get(h)
+            if not here:  # most hexes: nobody there (no list to make)
+                return ()
+            return [o for o in here if o is not u and o.alive and not (shares is not None and shares(o))]
 
         def may_pass(h):
+            if passes_none:
+                return not others(h)
             return all(passes_by([u, o]) for o in others(h))
 
         return may_pass, (lambda h: not others(h))
@@ -239,12 +254,13 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             return u, {}
         may_pass, may_end = occupancy(u, passes)
         stops_at, obstacle_at, controls_at = caller(stops), caller(obstacle), caller(controls)
+        # a callback that is always false is left out: the search never asks it
         rules = movement.MoveRules(
             hex_cost(u, cost, may_pass),
-            stops=lambda h: bool(stops_at([u, h])),
+            stops=None if never(stops) else lambda h: bool(stops_at([u, h])),
             can_end=may_end,
-            obstacle=lambda a, b: bool(obstacle_at([u, a, b])),
-            controlled=lambda h: bool(controls_at([u, h])),
+            obstacle=None if never(obstacle) else lambda a, b: bool(obstacle_at([u, a, b])),
+            controlled=None if never(controls) else lambda h: bool(controls_at([u, h])),
             zoc=zoc_rule(zoc))
         return u, movement.search(board, u.hex, max(0, int(budget)), rules)
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..dsl.diagnostics import did_you_mean
+from .grid import Hex
 from .scenario_model import UNKNOWN_IN_TEST, UNKNOWN_SIDE, unknown_side_message
 from .state import Unit, label
 
@@ -143,7 +144,7 @@ def stored(value, sheet_ids: frozenset[str], board) -> Any:
     """
     if isinstance(value, Unit):
         return value.id if value.id in sheet_ids else None
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple)) and not isinstance(value, Hex):  # a hex is a pair: its label
         return [stored(v, sheet_ids, board) for v in value
                 if not (isinstance(v, Unit) and v.id not in sheet_ids)]
     return label(value, board)

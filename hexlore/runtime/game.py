@@ -11,7 +11,7 @@ import json
 import random
 import weakref
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Callable
 
 from ..compiler import ir
 from ..compiler.model import DefinitionSpec, RuleSet, Symbol
@@ -24,7 +24,7 @@ from .grid import Hex
 from .interpreter import Linker
 from .link_statements import run_body
 from .linked import GameOver, RuleError
-from .memo import EVENT, MISS, SKIP, Memo
+from .memo import EVENT, MISS, SKIP, Memo, Plan
 from .policies import Decision, Policy, Script, ScriptError, make_policy
 from .scenario_model import HEX_NOT_ON_BOARD, UNKNOWN_IN_TEST, UNKNOWN_SIDE, unknown_side_message
 from .state import EventRecord, GameState, Side, Unit, label
@@ -32,6 +32,26 @@ from .state import EventRecord, GameState, Side, Unit, label
 #: what json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False) uses,
 #: made once (json.dumps builds a new encoder at each call when given options)
 _LOG_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _log_encoder() -> Callable[[dict], str]:
+    """``_LOG_ENCODER.encode``, cheaper: the C encoder it makes at every call, made once, and
+    made without the check for circular lists (a log entry is built afresh from labels, so it
+    holds none). The same text: the same C encoder with the same settings."""
+    c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+    if c_make_encoder is None:  # a Python without the C accelerator
+        return _LOG_ENCODER.encode
+    e = _LOG_ENCODER
+    encoder = c_make_encoder(None, e.default, json.encoder.encode_basestring, e.indent, e.key_separator,
+                             e.item_separator, e.sort_keys, e.skipkeys, e.allow_nan)
+    join = "".join
+
+    def encode(entry: dict) -> str:
+        return join(encoder(entry, 0))
+    return encode
+
+
+_encode_entry = _log_encoder()
 
 MAX_EVENT_DEPTH = 64
 DEFAULT_MAX_ROUNDS = 100
@@ -108,7 +128,9 @@ class Game:
         # memo.on (inside guarded); linked code holds the memo's forgetters, so it is never replaced
         self.memo = Memo(rules)
         self._callers: dict = {}
+        self._search_callers: dict = {}
         self._hex_labels: dict[Hex, str] = {}  # the board never changes during a game
+        self._quoted: dict[str, str] = {}  # event names as JSON strings
         self.linker = Linker(self)
         self.builtins = make_builtins(self)
         self._def_values: dict[str, dict] = {}
@@ -393,7 +415,7 @@ class Game:
     def call_function(self, name: str, args: list):
         call = self._callers.get(name)
         if call is None:
-            call = self._callers[name] = self._caller(name)
+            call = self._callers[name] = self._caller(name, self.memo.plan(name))
         return call(args)
 
     def function_caller(self, name: str):
@@ -401,12 +423,21 @@ class Game:
         function many times (a movement search asks a cost at every hex)."""
         call = self._callers.get(name)
         if call is None:
-            call = self._callers[name] = self._caller(name)
+            call = self._callers[name] = self._caller(name, self.memo.plan(name))
         return call
 
-    def _caller(self, name: str):
+    def search_caller(self, name: str):
+        """``call(args)`` for a built-in's search: like :meth:`function_caller`, but memoised
+        even when the function is cheap (:meth:`Memo.search_plan`), as a search asks it the
+        same questions search after search."""
+        call = self._search_callers.get(name)
+        if call is None:
+            call = self._search_callers[name] = self._caller(name, self.memo.search_plan(name))
+        return call
+
+    def _caller(self, name: str, plan: Plan | None):
         """How Python calls function ``name`` (built-ins asking for a cost, a test…): through its
-        memo while the rules run (hexlore/runtime/memo.py), as linked Lore calls do.
+        memo while the rules run (hexlore/runtime/memo.py) as ``plan`` says (None: not memoised).
 
         Lists are never memoised: each call must keep returning a list of its own. Calls with a
         list argument (unhashable) or a number that could equal one of another class are not
@@ -414,7 +445,6 @@ class Game:
         """
         # the callers live in the game: they hold it weakly (a game is freed once dropped)
         gref, memo = weakref.ref(self), self.memo
-        plan = memo.plan(name)
         linked = self._functions
 
         if plan is None:
@@ -471,7 +501,7 @@ class Game:
                 for t in table["before"]:
                     self._run_trigger(t, record, write_back=True)
             shown = self.shown
-            self.record({"type": "event", "event": name, "args": {k: shown(v) for k, v in record.args.items()}})
+            self._record_event(name, {k: shown(v) for k, v in record.args.items()})
             if table:
                 for t in table["instead"]:
                     if self._run_trigger(t, record):
@@ -559,7 +589,26 @@ class Game:
                  "turn": self.state.game["turn"], **entry}
         self.log.append(entry)
         if self.log_file is not None:
-            self.log_file.write(_LOG_ENCODER.encode(entry) + "\n")
+            self.log_file.write(_encode_entry(entry) + "\n")
+
+    def _record_event(self, name: str, args: dict) -> None:
+        """``record({"type": "event", "event": name, "args": args})``, the commonest entry, with
+        its line written around the encoded arguments: the same text (keys in sorted order:
+        args, event, round, seq, turn, type) without sorting and encoding the frame each time."""
+        game = self.state.game
+        seq, rnd, turn = len(self.log) + 1, game["round"], game["turn"]
+        entry = {"seq": seq, "round": rnd, "turn": turn, "type": "event", "event": name, "args": args}
+        self.log.append(entry)
+        if self.log_file is None:
+            return
+        if rnd.__class__ is not int or turn.__class__ is not int:  # never, but then json decides
+            self.log_file.write(_encode_entry(entry) + "\n")
+            return
+        quoted = self._quoted.get(name)
+        if quoted is None:
+            quoted = self._quoted[name] = _encode_entry(name)
+        self.log_file.write(f'{{"args":{_encode_entry(args)},"event":{quoted},"round":{rnd},"seq":{seq},'
+                            f'"turn":{turn},"type":"event"}}\n')
 
     # ------------------------------------------------------------ playing
     def run_block(self, name: str) -> None:

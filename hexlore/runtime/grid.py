@@ -27,6 +27,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import NamedTuple
 
 __all__ = [
     "DIRECTIONS",
@@ -46,9 +47,16 @@ __all__ = [
 DIRECTIONS: tuple[tuple[int, int], ...] = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
 
 
-@dataclass(frozen=True, order=True, slots=True)
-class Hex:
-    """One hex in axial coordinates; frozen so it can key dicts and live in sets."""
+class Hex(NamedTuple):
+    """One hex in axial coordinates: an immutable ``(q, r)`` pair that keys dicts and lives in sets.
+
+    A named tuple rather than a dataclass because hexes key the hottest dicts of a game (the
+    board, the hex fields, the occupants, every search's tables): a tuple hashes and compares
+    in C, where a dataclass's ``__hash__``/``__eq__`` are Python calls. The hash is the one the
+    dataclass had (that of the pair ``(q, r)``), so sets of hexes iterate in the same order;
+    hexes order as ``(q, r)`` pairs, as before. Unlike the dataclass, a hex equals the plain
+    pair ``(q, r)``; nothing mixes the two.
+    """
 
     q: int
     r: int

@@ -12,7 +12,10 @@ What a change may touch is a *token*: ``("unit", field)``, ``("side", field)``,
 ``("hex", field)``, ``("game", field)``, ``POSITIONS`` (a unit's hex or life: the built-ins
 ``move``, ``remove_unit``, ``set_aside``), ``EVENT`` (an event's arguments rewritten by a
 ``before`` trigger, or the event replaced) and ``ANY`` (anything: a list changed in place,
-a turn begun, a win). A function whose reads cannot be known (a field read on a value of
+a win). A change may touch :class:`Several` tokens: ``begin_turn`` sets ``game.turn`` and
+``game.active``. ``LISTS`` is a list changed in place (``push``, ``pop``, ``remove``,
+``shuffle``): only functions that read a field, option, table or event that may hold a list
+forget then (:class:`_ListReads`). A function whose reads cannot be known (a field read on a value of
 type ``any``, a function value passed on, a built-in this module does not know) reads
 ``ANY``: every change forgets it. The memos live only while the rules run (``Game.guarded``),
 so Python changing the state between two calls is never answered from a stale memo.
@@ -33,6 +36,7 @@ from ..compiler.types import FN
 ANY = "*"
 POSITIONS = "positions"
 EVENT = "event"
+LISTS = "lists"
 Token = object
 
 #: pure built-ins whose answer depends on where the units stand (and whether they live)
@@ -47,9 +51,26 @@ _READ_NOTHING = frozenset({
     "line_clear", "ring", "within", "areas", "line_hexes", "line_heights", "line_clear_above",
     "paths_clear", "path_length", "in_range", "hexes_in_range", "sides", "opponent", "text",
     "roster"})
+
+
+class Several(tuple):
+    """Tokens a change touches all at once (a built-in that sets two fields)."""
+
+
 #: what each effect built-in may change; one missing here changes ANY
 _CHANGES = {"move": POSITIONS, "remove_unit": POSITIONS, "set_aside": POSITIONS,
-            "roll": "dice"}  # the dice stream: no function reads it, only ANY readers forget
+            "roll": "dice",  # the dice stream: no function reads it, only ANY readers forget
+            # the turn count and the active side (state.game["turn"], ["active"]), read in Lore
+            # as game.turn and game.active; a turn begins before nearly every move, so forgetting
+            # everything then would leave the memos little to answer
+            "begin_turn": Several((("game", "turn"), ("game", "active"))),
+            "set_terrain": ("hex", "terrain"),
+            # a list changed in place: the local list a procedure collects into, or one a field,
+            # an option, a table entry or an event holds (see _ListReads)
+            "push": LISTS, "pop": LISTS, "remove": LISTS, "shuffle": LISTS}
+
+#: types whose values may be (or, from a scenario's YAML, hold) a list changed in place
+_LIST_TYPES = frozenset({"list", "any", "text"})
 
 #: fields every unit, side or hex has, kept by the runtime (not in the fields dicts)
 _CONSTANT_FIELDS = {"unit": {"id", "type", "side", "title"}, "side": {"name", "edge"},
@@ -94,13 +115,55 @@ def _flatten(items: tuple) -> Iterable:
             yield item
 
 
-def _direct(body: ir.X) -> tuple[set, set[str]]:
+class _ListReads:
+    """Which reads may reach a list that push, pop, remove or shuffle can change in place.
+
+    A memoised function sees a list only through what it reads: a field, an option, a table
+    entry or an event argument whose type may hold one (its arguments cannot be lists: a list
+    cannot key a memo; built-ins make new lists). A function that reads none of them does not
+    forget when a list changes (:data:`LISTS`): the lists procedures collect into are theirs.
+    """
+
+    def __init__(self, rules: RuleSet):
+        def may_hold(t) -> bool:
+            return t is None or t.name in _LIST_TYPES
+
+        self.fields = {(owner, name) for owner, kind in rules.kinds.items() if owner in _OWNERS
+                       for name, f in kind.fields.items() if may_hold(f.type)}
+        # a definition's field is read as owner "def": any kind may have declared it
+        self.def_fields = {name for kind in rules.kinds.values() for name, f in kind.fields.items()
+                           if may_hold(f.type)}
+        self.options = {name for name, o in rules.options.items() if may_hold(o.type)}
+        self.tables = {name for name, t in rules.tables.items() if may_hold(t.value_type)}
+
+    def __call__(self, node: ir.X) -> bool:
+        """Does reading ``node`` (a field, an option, a table entry) possibly give a list?"""
+        cls = node.__class__
+        if cls is ir.GetField:
+            if node.owner == "def":
+                return node.name in self.def_fields
+            if node.owner in _OWNERS:
+                return (node.owner, node.name) in self.fields
+            return node.owner != "face"  # an event's argument, a value of type any; faces hold none
+        if cls is ir.OptionRef:
+            return node.name in self.options
+        if cls is ir.TableGet:
+            return node.table in self.tables
+        return False
+
+
+_OWNERS = ("unit", "side", "hex", "game")
+
+
+def _direct(body: ir.X, holds_list: _ListReads) -> tuple[set, set[str]]:
     """Tokens a body reads itself, and the functions it calls or names."""
     tokens: set = set()
     calls: set[str] = set()
     stack = [body]
     while stack:
         node = stack.pop()
+        if holds_list(node):
+            tokens.add(LISTS)
         if isinstance(node, ir.GetField):
             token = field_token(node.owner, node.name)
             if token is not None:
@@ -124,7 +187,8 @@ def _direct(body: ir.X) -> tuple[set, set[str]]:
 
 
 def _analyse(rules: RuleSet) -> dict[str, frozenset]:
-    direct = {name: _direct(spec.body) for name, spec in rules.functions.items()}
+    holds_list = _ListReads(rules)
+    direct = {name: _direct(spec.body, holds_list) for name, spec in rules.functions.items()}
     reads: dict[str, frozenset] = {}
     for name in direct:
         seen, todo, tokens = {name}, [name], set()
@@ -173,6 +237,9 @@ _EXACT = {"int": int, "bool": bool}
 #: no longer memoised in that game: its look-ups cost more than they save
 TRIAL = 64
 TRIAL_RATIO = 5
+#: the trial of a cheap function memoised for searches (:meth:`Memo.search_plan`): longer,
+#: as its first search asks every hex once (all misses) and only later searches are answered
+SEARCH_TRIAL = 1024
 
 
 class Plan:
@@ -180,24 +247,26 @@ class Plan:
     list (the arguments the body reads; :data:`SKIP`: not memoised), whether an answer may be
     kept, and how often the memo answered (``active`` turns off when it seldom does)."""
 
-    __slots__ = ("table", "key", "storable", "hits", "misses", "active")
+    __slots__ = ("table", "key", "storable", "hits", "misses", "active", "trial")
 
-    def __init__(self, table: dict, key: Callable[[list], object], storable: Callable[[list], bool] | None):
+    def __init__(self, table: dict, key: Callable[[list], object], storable: Callable[[list], bool] | None,
+                 trial: int = TRIAL):
         self.table = table
         self.key = key
         self.storable = storable  # None: always
         self.hits = 0
         self.misses = 0
         self.active = True
+        self.trial = trial  # misses before the memo is judged
 
     def missed(self) -> None:
         """Count a miss; stop memoising a function whose memo seldom answers."""
         self.misses += 1
-        if self.misses >= TRIAL and self.hits * TRIAL_RATIO < self.misses:
+        if self.misses >= self.trial and self.hits * TRIAL_RATIO < self.misses:
             self.active = False
 
 
-def _make_plan(table: dict, shape: tuple) -> Plan:
+def _make_plan(table: dict, shape: tuple, trial: int = TRIAL) -> Plan:
     positions, exact, unknown, objects, arity = shape
     if not positions:
         key = _no_key
@@ -224,14 +293,14 @@ def _make_plan(table: dict, shape: tuple) -> Plan:
                         return SKIP
                 return get(values)
     if not objects:
-        return Plan(table, key, None)
+        return Plan(table, key, None, trial)
 
     def storable(values):
         for i in objects:
             if values[i].__class__ in _NUMBERS:
                 return False
         return True
-    return Plan(table, key, storable)
+    return Plan(table, key, storable, trial)
 
 
 #: built-ins that cost about what a memo look-up costs: a function that calls only these (and
@@ -241,25 +310,28 @@ _CHEAP = frozenset({"count", "sum", "max", "min", "abs", "range", "empty", "firs
                     "in_section", "toward_edge", "opponent", "sides", "text", "winner", "groups"})
 
 
-def _plans(rules: RuleSet) -> dict[str, tuple | None]:
-    """Per function: None if not worth memoising (see :func:`_costly`), else the positions of
-    the arguments in the key, and which of them are ints or bools, of type any, or of another
-    type (see :class:`Plan`)."""
-    costly = _costly(rules)
-    plans: dict[str, tuple | None] = {}
+def _shapes(rules: RuleSet) -> dict[str, tuple]:
+    """Per function: the positions of the arguments in the key of its memo, and which of them
+    are ints or bools, of type any, or of another type (see :class:`Plan`)."""
+    shapes: dict[str, tuple] = {}
     for name, spec in rules.functions.items():
-        if not costly[name]:
-            plans[name] = None
-            continue
         used = {node.name for node in _walk(spec.body) if isinstance(node, ir.Local)}
         # an argument the body never reads cannot change the result: it is left out of the key
         read = [(i, p.type.name) for i, p in enumerate(spec.params) if p.name in used]
-        plans[name] = (tuple(i for i, _ in read),
-                       tuple((i, _EXACT[t]) for i, t in read if t in _EXACT),
-                       tuple(i for i, t in read if t == "any"),
-                       tuple(i for i, t in read if t not in _EXACT and t != "any"),
-                       len(spec.params))
-    return plans
+        shapes[name] = (tuple(i for i, _ in read),
+                        tuple((i, _EXACT[t]) for i, t in read if t in _EXACT),
+                        tuple(i for i, t in read if t == "any"),
+                        tuple(i for i, t in read if t not in _EXACT and t != "any"),
+                        len(spec.params))
+    return shapes
+
+
+def _plans(rules: RuleSet) -> dict[str, tuple | None]:
+    """Per function: None if not worth memoising (see :func:`_costly`), else its shape (see
+    :func:`_shapes`)."""
+    costly = _costly(rules)
+    shapes = _cached(_ANALYSED_SHAPES, rules, _shapes)
+    return {name: shape if costly[name] else None for name, shape in shapes.items()}
 
 
 def _walk(body) -> Iterable:
@@ -293,6 +365,7 @@ def _costly(rules: RuleSet) -> dict[str, bool]:
 
 
 _ANALYSED_PLANS: dict[int, tuple[weakref.ref, dict]] = {}
+_ANALYSED_SHAPES: dict[int, tuple[weakref.ref, dict]] = {}
 
 
 def _cached(cache: dict, rules: RuleSet, compute):
@@ -314,6 +387,7 @@ class Memo:
     :meth:`table`), and who forgets what."""
 
     def __init__(self, rules: RuleSet):
+        self._rules = rules
         self.reads = function_reads(rules)
         self._plans = _cached(_ANALYSED_PLANS, rules, _plans)
         self.tables: dict[str, dict] = {name: {} for name in self.reads}
@@ -323,6 +397,7 @@ class Memo:
         self._clears: dict[Token, list[Callable[[], None]]] = {}  # per token asked for
         self._extra: dict[tuple, dict] = {}
         self._made: dict[str, Plan | None] = {}
+        self._made_for_searches: dict[str, Plan] = {}
         self.on = False  # set by Game.guarded: memos are used (and kept) only while rules run
 
     def plan(self, name: str) -> Plan | None:
@@ -332,6 +407,21 @@ class Memo:
         shape = self._plans.get(name)
         plan = None if shape is None else _make_plan(self.tables[name], shape)
         self._made[name] = plan
+        return plan
+
+    def search_plan(self, name: str) -> Plan:
+        """How a built-in's search (a move, a line of sight) memoises its calls of function
+        ``name``: as :meth:`plan` does when the function is worth memoising, else with a plan of
+        its own on the function's memo. A search asks the same cheap callback (a step's cost,
+        a hex's test) with the same arguments search after search, and one look-up costs less
+        than evaluating even a cheap body; Lore calls of a cheap function stay unmemoised."""
+        plan = self.plan(name)
+        if plan is not None:
+            return plan
+        plan = self._made_for_searches.get(name)
+        if plan is None:
+            shape = _cached(_ANALYSED_SHAPES, self._rules, _shapes)[name]
+            plan = self._made_for_searches[name] = _make_plan(self.tables[name], shape, SEARCH_TRIAL)
         return plan
 
     def table(self, kind: str, functions: tuple[str, ...]) -> dict:
@@ -348,7 +438,7 @@ class Memo:
             reads = frozenset(reads)
             self._readers.append((reads, table.clear))
             for token, clears in self._clears.items():
-                if token in reads or ANY in reads:
+                if _touches(token, reads):
                     clears.append(table.clear)
         return table
 
@@ -361,17 +451,25 @@ class Memo:
         """What to call when something ``token`` names changes (None: nothing to forget)."""
         if token is None:
             return None
-        if token == ANY:
+        if token == ANY or (token.__class__ is Several and ANY in token):
             return self.clear
         clears = self._clears.get(token)
         if clears is None:
-            clears = self._clears[token] = [clear for reads, clear in self._readers
-                                            if token in reads or ANY in reads]
+            clears = self._clears[token] = [clear for reads, clear in self._readers if _touches(token, reads)]
 
         def forget():
             for clear in clears:
                 clear()
         return forget
+
+
+def _touches(token: Token, reads: frozenset) -> bool:
+    """Does a change of ``token`` (or of each of :class:`Several`) touch what ``reads`` names?"""
+    if ANY in reads:
+        return True
+    if token.__class__ is Several:
+        return any(t in reads for t in token)
+    return token in reads
 
 
 def _nothing() -> None:
