@@ -277,6 +277,11 @@ procedure grow() {{
   let xs = [1]
   repeat 100 {{ xs += xs }}
 }}
+procedure far() -> int {{ return count(range(1, 200000)) }}
+procedure pile() {{
+  let xs = [0]
+  repeat 20 {{ repeat 10000 {{ push(xs, 1) }} }}
+}}
 procedure ok() -> int {{
   let n = 0
   repeat 1000 {{ repeat 1000 {{ n += 1 }} }}
@@ -289,6 +294,8 @@ procedure ok() -> int {{
     ("spin", "the rules ran more than 10,000,000 loop steps in this game", 4),
     ("double", "is more than a game may hold (100,000)", 9),
     ("grow", "is more than a game may hold (100,000)", 13),
+    ("far", "a list of 200,000 items is more than a game may hold", 15),
+    ("pile", "a list of 100,001 items is more than a game may hold", 18),
 ])
 def test_loops_and_lists_of_untrusted_rules_are_bounded(tmp_path, procedure, message, line):
     """A loop that would run for hours, or a list that doubles until memory runs out, stops

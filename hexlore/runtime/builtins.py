@@ -14,7 +14,7 @@ from ..compiler import ir
 from ..compiler.model import DefinitionSpec, FaceSpec, Symbol
 from ..compiler.usage import SHARING_RULE
 from . import grid, movement, sight
-from .linked import GameOver, RuleError
+from .linked import MAX_LIST_ITEMS, GameOver, RuleError, bounded_list
 from .state import Side, Unit
 
 if TYPE_CHECKING:
@@ -417,6 +417,15 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             return known
         return list(known)  # a list of its own for each call, as board.neighbours gives
 
+    def numbers_from(lo, hi):
+        if hi - lo + 1 > MAX_LIST_ITEMS:  # checked before the list is made
+            bounded_list(range(lo, hi + 1), None)
+        return list(range(lo, hi + 1))
+
+    def push(items, item):
+        items.append(item)
+        bounded_list(items, None)
+
     def text(value):
         from .state import label
         shown = label(value, board)
@@ -426,9 +435,9 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         "roll": roll, "groups": groups,
         "count": lambda items: len(items), "sum": lambda items: sum(num(v) for v in items),
         "max": lambda *xs: max(num(x) for x in xs), "min": lambda *xs: min(num(x) for x in xs),
-        "abs": lambda n: abs(num(n)), "range": lambda lo, hi: list(range(lo, hi + 1)),
+        "abs": lambda n: abs(num(n)), "range": numbers_from,
         "empty": lambda items: not items, "first": first, "last": last, "without": without,
-        "shuffle": shuffle, "push": lambda items, item: items.append(item), "pop": pop,
+        "shuffle": shuffle, "push": push, "pop": pop,
         "remove": remove, "hexes": lambda: list(board),
         "distance": distance, "neighbours": neighbours,
         "adjacent": lambda a, b: distance(a, b) == 1,

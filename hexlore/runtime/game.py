@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import IO, Callable
 
 from ..compiler import ir
-from ..compiler.model import DefinitionSpec, RuleSet, Symbol
+from ..compiler.model import DefinitionSpec, RuleSet
 from ..compiler.types import Type
 from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
 from .builtins import make_builtins
@@ -307,7 +307,6 @@ class Game:
             default_terrain = rules.definitions_of("terrain")[0]
         for h in st.board:
             st.hex_fields[h] = {"terrain": default_terrain, **self.field_defaults("hex")}
-        terrain_paths = getattr(sc, "terrain_paths", {})
         unknown_terrains: set[str] = set()
         for h, tname in sc.terrain.items():
             d = rules.definitions.get(tname)
