@@ -99,7 +99,7 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
     echo = None
     if "human" in policies.values():
         echo = LogEcho(log_file)
-        ask = terminal_reader(click.get_text_stream("stdin"))
+        ask = terminal_reader(sys.stdin)
         for side, name in policy_options.items():
             if name == "human":
                 policies[side] = HumanPolicy(side, console, ask, echo)

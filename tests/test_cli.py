@@ -156,6 +156,12 @@ def test_installed_hexlore_runs_a_bundled_scenario_from_any_directory(tmp_path):
                          capture_output=True, text=True, cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
     assert "winner:" in out.stdout
+    # a bundled scenario with packs of its own (the adventure's .lore beside its .yaml) ships too
+    out = subprocess.run([sys.executable, "-m", "hexlore", "run", "battlelore/ford_campaign/haunted_crossing",
+                          "--seed", "5", "--max-rounds", "1"],
+                         capture_output=True, text=True, cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "winner:" in out.stdout
 
 
 def test_check_keeps_findings_of_packs_outside_the_checked_paths(tmp_path):
