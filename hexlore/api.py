@@ -7,6 +7,7 @@ directly. Nothing here raises on bad input files: problems come back as diagnost
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -274,13 +275,19 @@ def _yaml_kind(path: str) -> str:
 
 
 def run(name: str, seed: int | None = None, log_file=None, max_rounds: int | None = None,
-        policies: dict[str, str | Policy] | None = None) -> tuple[GameResult | None, list[Diagnostic], dict]:
-    """Play a scenario to the end; returns the result (or None) and any diagnostics."""
+        policies: dict[str, str | Policy] | None = None,
+        watch: Callable[[Game], None] | None = None) -> tuple[GameResult | None, list[Diagnostic], dict]:
+    """Play a scenario to the end; returns the result (or None) and any diagnostics.
+
+    ``watch`` is handed the game before it starts (a terminal player's view of the position
+    reads its state); it must not change the game."""
     loaded = open_scenario(name)
     if not loaded.ok:
         return None, loaded.diagnostics, loaded.sources
     try:
         game = Game(loaded.rules, loaded.scenario, seed=seed, log_file=log_file, policies=policies)
+        if watch is not None:
+            watch(game)
         return game.play(max_rounds), [], loaded.sources
     except RuntimeRuleError as exc:
         return None, [exc.diagnostic], loaded.sources

@@ -16,7 +16,7 @@ from rich.markup import escape
 
 from . import api, report
 from .dsl.diagnostics import Diagnostic
-from .play import Abandoned, HumanPolicy, LogEcho, terminal_reader
+from .play import Abandoned, HumanPolicy, LogEcho, PositionView, terminal_reader
 from .runtime.policies import POLICY_NAMES
 
 
@@ -104,8 +104,15 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
             if name == "human":
                 policies[side] = HumanPolicy(side, console, ask, echo)
     try:
+        humans = [p for p in policies.values() if isinstance(p, HumanPolicy)]
+
+        def watch(game) -> None:
+            view = PositionView(game)
+            for human in humans:
+                human.view = view
+
         result, diagnostics, sources = api.run(scenario, seed=seed, log_file=echo or log_file,
-                                               max_rounds=max_rounds, policies=policies)
+                                               max_rounds=max_rounds, policies=policies, watch=watch)
     except Abandoned as stopped:
         console.print(f"game abandoned: {escape(str(stopped))}" + (f"; the log so far is in {log_path}"
                                                                     if log_path else ""))

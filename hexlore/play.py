@@ -7,8 +7,10 @@ the event log as the game writes it (:class:`LogEcho`), so the player sees the d
 and losses that led to the choice, in the same words the log and scenario tests use.
 
 Answers: an option's number, or its label as printed (``B4``, ``archers``), or nothing for
-the rules' default. A wrong answer is explained and asked again; the end of the input (or
-Ctrl-D) abandons the game cleanly (:class:`Abandoned`), with the log written so far intact.
+the rules' default; ``?`` shows the position (:class:`PositionView`: every unit on the board,
+with what changed in it since the game began). A wrong answer is explained and asked again;
+the end of the input (or Ctrl-D) abandons the game cleanly (:class:`Abandoned`), with the
+log written so far intact.
 """
 
 from __future__ import annotations
@@ -79,6 +81,32 @@ class LogEcho:
         self.pending.clear()
 
 
+class PositionView:
+    """The position as text for a player: each side's units on the board, by hex, with the
+    fields that changed since the game began (``figures 4→3``) — what a player would see on
+    the table, whatever the packs call their fields."""
+
+    def __init__(self, game):
+        self.state = game.state
+        self.label = game.state.board.label
+        self.shown = game.shown
+        self.start = {uid: dict(u.f) for uid, u in game.state.units.items()}
+
+    def text(self) -> str:
+        lines = []
+        for side in self.state.sides:
+            units = [u for u in self.state.units.values() if u.side is side and u.alive and u.hex is not None]
+            units.sort(key=lambda u: (u.hex.r, u.hex.q, u.id))
+            lines.append(f"{side.name}: {len(units)} unit(s) on the board")
+            for u in units:
+                before = self.start.get(u.id, {})
+                changed = [f"{name} {_value(self.shown(before.get(name)))}→{_value(self.shown(value))}"
+                           for name, value in sorted(u.f.items()) if before.get(name) != value]
+                lines.append(f"  {self.label(u.hex):>4}  {u.id} ({u.definition.name})"
+                             + (f"  {', '.join(changed)}" if changed else ""))
+        return "\n".join(lines)
+
+
 class HumanPolicy(Policy):
     """Asks the player at the terminal; ``ask`` reads one answer (None at the end of input)."""
 
@@ -89,6 +117,7 @@ class HumanPolicy(Policy):
         self.console = console
         self.ask = ask
         self.echo = echo
+        self.view: PositionView | None = None  # set once the game exists (watch)
 
     def choose(self, decision: Decision) -> int:
         if self.echo is not None:
@@ -104,6 +133,8 @@ class HumanPolicy(Policy):
                 marks.append("preferred")
             note = f"  [dim]({', '.join(marks)})[/dim]" if marks else ""
             self.console.print(f"  {i:>2}. {escape(_value(label))}{note}")
+        self.console.print("  [dim](a number, an option, Enter for the default, ? for the position)[/dim]"
+                           if decision.default is not None else "  [dim](a number, an option, ? for the position)[/dim]")
         while True:
             answer = self.ask(f"{self.side}> ")
             if answer is None:
@@ -115,6 +146,10 @@ class HumanPolicy(Policy):
     def parse(self, answer: str, decision: Decision) -> int | None:
         """The option an answer picks, or None (having said why) to ask again."""
         count = len(decision.options)
+        if answer == "?":
+            self.console.print(escape(self.view.text()) if self.view is not None else "  no view of the position here",
+                               highlight=False)
+            return None
         if answer == "":
             if decision.default is not None:
                 return decision.default
@@ -128,8 +163,8 @@ class HumanPolicy(Policy):
         labels = [_value(label).lower() for label in decision.labels]
         if labels.count(answer.lower()) == 1:
             return labels.index(answer.lower())
-        self.console.print(f"  '{escape(answer)}' is not an option: type a number from 1 to {count}, or an "
-                           "option as listed")
+        self.console.print(f"  '{escape(answer)}' is not an option: type a number from 1 to {count}, an "
+                           "option as listed, or ? to see the position")
         return None
 
 

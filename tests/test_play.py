@@ -15,7 +15,8 @@ from rich.console import Console
 
 from hexlore import api
 from hexlore.cli import main
-from hexlore.play import HumanPolicy
+from hexlore.play import HumanPolicy, PositionView
+from hexlore.runtime.game import Game
 from hexlore.runtime.policies import Decision, Policy
 
 SCENARIO = "battlelore/spider_ford"
@@ -108,3 +109,27 @@ def test_a_named_policy_replaces_the_scenarios(tmp_path):
     assert greedy.exit_code == 0, greedy.output
     outcome, _, _ = api.run(SCENARIO, seed=7, policies={"north": "greedy", "south": "greedy"})
     assert json.loads(greedy.output) == json.loads(json.dumps(outcome.summary()))
+
+
+def test_a_question_mark_shows_the_position_and_asks_again(tmp_path):
+    result, log = _play(tmp_path, "?\n" + "1\n" * 200)
+    assert result.exit_code == 0, result.output
+    view = result.output[result.output.index("north> ?"):]
+    assert "north: 7 unit(s) on the board" in view and "G4  spider (giant_spider)" in view
+    first = next(json.loads(line) for line in log.read_text().splitlines() if '"decision"' in line)
+    assert first["decision"] == "command_card"  # '?' answered nothing: the question came again
+
+
+def test_the_position_shows_what_changed_since_the_game_began():
+    loaded = api.open_scenario(SCENARIO)
+    game = Game(loaded.rules, loaded.scenario, seed=1)
+    view = PositionView(game)
+    spider = game.state.units["spider"]
+    assert "G4  spider (giant_spider)\n" in view.text() + "\n"
+    rider = game.state.units["n_right"]
+    rider.f["figures"] -= 1
+    game.state.units["s_left"].alive = False
+    text = view.text()
+    assert "n_right (mounted_blue)  figures 3→2" in text
+    assert "s_left (" not in text and "s_left2 (" in text and "south: 6 unit(s) on the board" in text
+    assert spider.id in text
