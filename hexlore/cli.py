@@ -16,7 +16,7 @@ from rich.markup import escape
 
 from . import api, report
 from .dsl.diagnostics import Diagnostic
-from .play import Abandoned, HumanPolicy, LogEcho, PositionView, terminal_reader
+from .play import Abandoned, GameWatch, HumanPolicy, terminal_reader
 from .runtime.policies import POLICY_NAMES
 
 
@@ -96,22 +96,15 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
                                          f"{', '.join(sides)})", param_hint="'--policy'")
     log_file = open(log_path, "w", encoding="utf-8", newline="\n") if log_path else None
     policies: dict = dict(policy_options)
-    echo = None
+    watch = None
     if "human" in policies.values():
-        echo = LogEcho(log_file)
+        watch = GameWatch(console)
         ask = terminal_reader(sys.stdin)
         for side, name in policy_options.items():
             if name == "human":
-                policies[side] = HumanPolicy(side, console, ask, echo)
+                policies[side] = HumanPolicy(side, console, ask, watch)
     try:
-        humans = [p for p in policies.values() if isinstance(p, HumanPolicy)]
-
-        def watch(game) -> None:
-            view = PositionView(game)
-            for human in humans:
-                human.view = view
-
-        result, diagnostics, sources = api.run(scenario, seed=seed, log_file=echo or log_file,
+        result, diagnostics, sources = api.run(scenario, seed=seed, log_file=log_file,
                                                max_rounds=max_rounds, policies=policies, watch=watch)
     except Abandoned as stopped:
         console.print(f"game abandoned: {escape(str(stopped))}" + (f"; the log so far is in {log_path}"
@@ -120,8 +113,8 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
     finally:
         if log_file:
             log_file.close()
-    if echo is not None:
-        echo.flush(console)
+    if watch is not None:
+        watch.flush()
     if result is None:
         sys.exit(_print_diagnostics(diagnostics, sources, "text") or 1)
     if fmt == "json":

@@ -3,8 +3,8 @@
 The runtime asks every decision of a policy (hexlore/runtime/policies.py); this one asks the
 person at the keyboard. It lives with the CLI, not the runtime, because it reads and writes
 the terminal. Before each question it prints what happened since the last one, read from
-the event log as the game writes it (:class:`LogEcho`), so the player sees the dice, moves
-and losses that led to the choice, in the same words the log and scenario tests use.
+the game's event log (:class:`GameWatch`), so the player sees the dice, moves and losses
+that led to the choice, in the same words the log and scenario tests use.
 
 Answers: an option's number, or its label as printed (``B4``, ``archers``), or nothing for
 the rules' default; ``?`` shows the position (:class:`PositionView`: every unit on the board,
@@ -15,7 +15,6 @@ log written so far intact.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import IO
 
@@ -53,32 +52,31 @@ def _value(v) -> str:
     return "none" if v is None else str(v).lower() if isinstance(v, bool) else str(v)
 
 
-class LogEcho:
-    """A log file that also keeps each entry for the terminal.
+class GameWatch:
+    """What the player at the terminal sees of a game: its log as it grows, and the position.
 
-    It writes every line to ``target`` (the ``--log`` file, or nowhere) unchanged, so the log
-    is byte for byte what an unwatched game writes, and queues the entry for :meth:`flush`.
+    Handed the game before it starts (``api.run(watch=…)``), it reads the game's own log
+    entries, already in the log's words, so nothing is encoded or parsed twice and the log
+    file is written exactly as when nobody watches.
     """
 
-    def __init__(self, target: IO[str] | None):
-        self.target = target
-        self.pending: list[dict] = []
+    def __init__(self, console: Console):
+        self.console = console
+        self.log: list[dict] = []
+        self.shown = 0
+        self.view: PositionView | None = None
 
-    def write(self, text: str) -> int:
-        if self.target is not None:
-            self.target.write(text)
-        for line in text.splitlines():
-            if line.strip():
-                self.pending.append(json.loads(line))
-        return len(text)
+    def __call__(self, game) -> None:
+        self.log = game.log
+        self.view = PositionView(game)
 
-    def flush(self, console: Console) -> None:
-        """Print the entries written since the last flush."""
-        for entry in self.pending:
+    def flush(self) -> None:
+        """Print the entries logged since the last flush."""
+        for entry in self.log[self.shown:]:
             line = describe_entry(entry)
             if line is not None:
-                console.print(f"[dim]r{entry.get('round', 0)} t{entry.get('turn', 0)}[/dim]  {escape(line)}")
-        self.pending.clear()
+                self.console.print(f"[dim]r{entry.get('round', 0)} t{entry.get('turn', 0)}[/dim]  {escape(line)}")
+        self.shown = len(self.log)
 
 
 class PositionView:
@@ -112,16 +110,16 @@ class HumanPolicy(Policy):
 
     name = "human"
 
-    def __init__(self, side: str, console: Console, ask: Callable[[str], str | None], echo: LogEcho | None = None):
+    def __init__(self, side: str, console: Console, ask: Callable[[str], str | None],
+                 watch: GameWatch | None = None):
         self.side = side
         self.console = console
         self.ask = ask
-        self.echo = echo
-        self.view: PositionView | None = None  # set once the game exists (watch)
+        self.watch = watch
 
     def choose(self, decision: Decision) -> int:
-        if self.echo is not None:
-            self.echo.flush(self.console)
+        if self.watch is not None:
+            self.watch.flush()
         if len(decision.options) == 1:
             return 0  # nothing to choose: say nothing, the log records it
         self.console.print(f"\n[bold]{escape(self.side)}[/bold] decides [bold]{escape(decision.name)}[/bold]:")
@@ -147,7 +145,8 @@ class HumanPolicy(Policy):
         """The option an answer picks, or None (having said why) to ask again."""
         count = len(decision.options)
         if answer == "?":
-            self.console.print(escape(self.view.text()) if self.view is not None else "  no view of the position here",
+            view = self.watch.view if self.watch is not None else None
+            self.console.print(escape(view.text()) if view is not None else "  no view of the position here",
                                highlight=False)
             return None
         if answer == "":
