@@ -1,0 +1,37 @@
+"""The bounds every untrusted input is held to, in one place.
+
+Rule files and scenarios come from pull requests and shared mods, so each bound below turns
+an input that would exhaust time or memory into a located diagnostic (``docs/diagnostics.md``
+names the code of each). They live at the bottom of the import graph (``dsl`` ← ``compiler``
+← ``runtime``) so that the parser, the YAML reader and the runtime agree on the same figures.
+
+Each bound is far above what the bundled packs and scenarios use (the largest file is 37 KB,
+the longest identifier 34 characters, the longest string 134), and far below what hurts.
+"""
+
+from __future__ import annotations
+
+#: Largest ``.lore``, scenario, campaign or sheet file read, in bytes.
+MAX_FILE_BYTES = 1024 * 1024
+
+#: Longest identifier, number or string literal in a ``.lore`` file, in characters.
+MAX_TOKEN_CHARS = 1000
+
+#: Largest magnitude of an integer anywhere: a Lore literal, a YAML value, or the result of
+#: arithmetic at run time. 2**53 - 1 is the largest integer a JSON reader in any language
+#: keeps exactly, so every logged number survives a round trip.
+MAX_INT = 2**53 - 1
+
+#: Most faces a die may have (``faces 1..N`` is expanded face by face).
+MAX_FACES = 1000
+
+#: Deepest nesting of YAML collections, checked on the token stream before composing.
+MAX_YAML_DEPTH = 64
+
+#: Most aliases (``*name``) in one YAML document; anchors are legitimate, bombs are not.
+MAX_YAML_ALIASES = 100
+
+
+def int_in_bounds(value: int) -> bool:
+    """Whether ``value`` is an integer hexlore may hold (see :data:`MAX_INT`)."""
+    return -MAX_INT <= value <= MAX_INT
