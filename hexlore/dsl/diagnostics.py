@@ -9,6 +9,7 @@ Stages never raise on bad input: they collect diagnostics and keep going where t
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -46,8 +47,16 @@ class Source:
         return Source(str(path), Path(path).read_text(encoding="utf-8"))
 
     def line_text(self, line: int) -> str:
-        lines = self.text.splitlines()
-        return lines[line - 1] if 1 <= line <= len(lines) else ""
+        """Line ``line`` (1-based) as the parser counts lines: split at '\n' only (str.splitlines
+        would also split at form feeds, U+2028 and other characters Lark reads as ordinary)."""
+        start = 0
+        for _ in range(line - 1):
+            start = self.text.find("\n", start) + 1
+            if start == 0:
+                return ""
+        end = self.text.find("\n", start)
+        text = self.text[start:] if end == -1 else self.text[start:end]
+        return text[:-1] if text.endswith("\r") else text
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +76,8 @@ class Diagnostic:
         return (self.file, self.span.line, self.span.column, self.code, self.message)
 
     def headline(self) -> str:
-        return (f"{self.file}:{self.span.line}:{self.span.column}: "
-                f"{self.severity.value}[{self.code}]: {self.message}")
+        return (f"{printable(self.file)}:{self.span.line}:{self.span.column}: "
+                f"{self.severity.value}[{self.code}]: {printable(self.message)}")
 
     def render(self, source: Source | None = None, colour: bool = False) -> str:
         """gcc-style text: headline, the source line, a caret under the column, the hint."""
@@ -83,12 +92,13 @@ class Diagnostic:
             width = 1
             if self.span.end_line == self.span.line:
                 width = max(1, self.span.end_column - self.span.column)
+            before, marked = _excerpt(text, self.span.column - 1, width)
             gutter = f"{self.span.line:>5} | "
-            out.append(gutter + text)
-            pad = "".join(c if c == "\t" else " " for c in text[: self.span.column - 1])
-            out.append(" " * (len(gutter) - 2) + "| " + pad + "^" + "~" * (width - 1))
+            out.append(gutter + before + marked)
+            pad = "".join(c if c == "\t" else " " for c in before)
+            out.append(" " * (len(gutter) - 2) + "| " + pad + "^" + "~" * (max(1, min(len(marked), width)) - 1))
         if self.hint:
-            out.append(f"      = help: {self.hint}")
+            out.append(f"      = help: {printable(self.hint)}")
         return "\n".join(out)
 
     def to_json(self) -> dict:
@@ -101,9 +111,10 @@ class Diagnostic:
 
     def to_github(self) -> str:
         kind = {"error": "error", "warning": "warning", "note": "notice"}[self.severity.value]
-        msg = self.message + (f" (help: {self.hint})" if self.hint else "")
-        msg = msg.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-        return (f"::{kind} file={self.file},line={self.span.line},col={self.span.column},"
+        msg = printable(self.message + (f" (help: {self.hint})" if self.hint else ""))
+        msg = msg.replace("%", "%25")
+        file = printable(self.file).replace("%", "%25").replace(",", "%2C").replace(":", "%3A")
+        return (f"::{kind} file={file},line={self.span.line},col={self.span.column},"
                 f"title={self.code}::{msg}")
 
 
@@ -123,14 +134,70 @@ class DiagnosticError(Exception):
         super().__init__("\n".join(d.headline() for d in self.diagnostics))
 
 
-def did_you_mean(name: str, candidates) -> str | None:
-    """The closest candidate by edit distance, if it is close enough to be a likely typo."""
+def did_you_mean(name, candidates) -> str | None:
+    """The closest candidate by edit distance, if it is close enough to be a likely typo.
+
+    Anything that is not a short string (a number where a name was expected, a megabyte of
+    text) has no likely spelling: difflib's time grows with the product of the lengths.
+    """
     import difflib
 
-    matches = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    if not isinstance(name, str) or len(name) > MAX_GUESSED:
+        return None
+    pool = sorted({c for c in candidates if isinstance(c, str) and len(c) <= MAX_GUESSED})
+    matches = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
     return matches[0] if matches else None
+
+
+#: names longer than this get no did-you-mean (no bundled name is longer than 40)
+MAX_GUESSED = 80
+
+# Characters a terminal acts on rather than shows: C0 controls but tab and newline, DEL, the
+# C1 controls (0x9b is CSI on many terminals) and the bidirectional overrides that make text
+# read differently from what it is ("Trojan Source").
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_OR_NEWLINE = re.compile(_UNSAFE.pattern[:-1] + "\n]")
+
+
+def _escape(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str, newlines: bool = False) -> str:
+    """``text`` with every character a terminal would act on written as an escape (``\\x1b``).
+
+    File names, messages and source lines come from untrusted files; printed raw, an ESC or
+    OSC sequence could retitle the window, hide text or plant a link. Newlines are escaped
+    too unless ``newlines`` (a single-line format must stay one line).
+    """
+    pattern = _UNSAFE if newlines else _UNSAFE_OR_NEWLINE
+    return pattern.sub(_escape, text) if pattern.search(text) else text
+
+
+def json_safe(encoded: str) -> str:
+    """JSON text with DEL, C1 and bidi characters written as ``\\uXXXX`` (json escapes only C0).
+
+    Such characters can only stand inside JSON strings, where the escape decodes to the same
+    character: readers get the same data, terminals showing the file get no control codes.
+    """
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", encoded) if _UNSAFE.search(encoded) else encoded
+
+
+#: longest source excerpt shown around a diagnostic's column
+EXCERPT = 120
+
+
+def _excerpt(text: str, column: int, width: int) -> tuple[str, str]:
+    """The part of a source line before the column and the marked part, escaped and cut to
+    about :data:`EXCERPT` characters (a minified or hostile file may have megabyte lines)."""
+    start = max(0, column - EXCERPT // 2) if len(text) > EXCERPT else 0
+    before = ("…" if start else "") + printable(text[start:column])
+    rest = text[column:column + EXCERPT]
+    marked = printable(rest) + ("…" if column + EXCERPT < len(text) else "")
+    return before, marked
 
 
 def dumps_json(diagnostics: list[Diagnostic]) -> str:
     items = [d.to_json() for d in sorted(diagnostics, key=Diagnostic.sort_key)]
-    return json.dumps({"version": 1, "diagnostics": items}, indent=2, ensure_ascii=False)
+    return json_safe(json.dumps({"version": 1, "diagnostics": items}, indent=2, ensure_ascii=False))

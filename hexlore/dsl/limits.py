@@ -22,6 +22,10 @@ MAX_TOKEN_CHARS = 1000
 #: keeps exactly, so every logged number survives a round trip.
 MAX_INT = 2**53 - 1
 
+#: Deepest nesting of brackets (``{``, ``(``, ``[``) in a ``.lore`` file; the bundled packs
+#: stay under 10, and syntax trees are bounded separately (P009, 100 levels).
+MAX_NESTING = 100
+
 #: Most faces a die may have (``faces 1..N`` is expanded face by face).
 MAX_FACES = 1000
 

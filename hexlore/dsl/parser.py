@@ -17,12 +17,16 @@ from dataclasses import dataclass
 from lark import Lark, Token, Transformer, Tree, v_args
 
 from . import ast
-from .diagnostics import Diagnostic, DiagnosticError, Span
+from .diagnostics import Diagnostic, DiagnosticError, Span, error
+from .limits import MAX_FACES
 from .recovery import (DECLARATION_KEYWORDS, STATEMENT_KEYWORDS, UNCLOSED_BRACE,  # noqa: F401 (re-exported)
                        UNEXPECTED_CHARACTER, UNEXPECTED_END, UNEXPECTED_TOKEN, UNKNOWN_KEYWORD,
                        UNMATCHED_BRACE, drop_deep_items, parse_recovering)
 
+from .token_limits import token_problems
+
 GRAMMAR_PATH = Path(__file__).with_name("lore.lark")
+FACE_RANGE_TOO_LARGE = "P012"
 
 class _WholeWords:
     """Post-lexer that keeps NAME in every lexer state.
@@ -87,6 +91,7 @@ class _Builder(Transformer):
     def __init__(self, path: str):
         super().__init__()
         self.path = path
+        self.problems: list[Diagnostic] = []  # limits found while building (face ranges)
 
     # -- top level
     def start(self, meta, *items):
@@ -150,7 +155,14 @@ class _Builder(Transformer):
 
     def face_range(self, meta, low, high):
         span = _span(meta)
-        return [ast.FaceDecl(str(v), v, (), span=span) for v in range(int(low), int(high) + 1)]
+        low, high = int(low), int(high)
+        if high - low + 1 > MAX_FACES:  # checked before the range is expanded face by face
+            self.problems.append(error(FACE_RANGE_TOO_LARGE, f"'faces {low}..{high}' makes {high - low + 1:,} faces; "
+                                       f"a die may have at most {MAX_FACES:,}", self.path, span,
+                                       "a die with that many faces is a number: use a smaller range, "
+                                       "or roll several dice"))
+            high = low + MAX_FACES - 1  # keep checking the rest with a die of the largest size
+        return [ast.FaceDecl(str(v), v, (), span=span) for v in range(low, high + 1)]
 
     def signed_int(self, meta, *parts):
         return -int(parts[-1]) if len(parts) == 2 else int(parts[0])
@@ -452,11 +464,16 @@ def parse_source(text: str, path: str = "<string>") -> ParsedFile:
 
 @functools.lru_cache(maxsize=256)
 def _parse_cached(text: str, path: str) -> ParsedFile:
-    outcome = parse_recovering(lark_parser(), text, path)
     module = ast.Module(path, None, (), ())
+    refused = token_problems(text, path)
+    if refused:
+        return ParsedFile(module, tuple(refused), frozenset())
+    outcome = parse_recovering(lark_parser(), text, path)
     if outcome.tree is not None:
         outcome.diagnostics.extend(drop_deep_items(outcome.tree, path, outcome.skipped))
-        module = _Builder(path).transform(outcome.tree)
+        builder = _Builder(path)
+        module = builder.transform(outcome.tree)
+        outcome.diagnostics.extend(builder.problems)
     return ParsedFile(module, tuple(sorted(outcome.diagnostics, key=Diagnostic.sort_key)),
                       frozenset(outcome.skipped))
 

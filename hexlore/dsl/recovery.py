@@ -12,6 +12,7 @@ consequences of the syntax error, not new mistakes.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from copy import copy
@@ -59,6 +60,7 @@ _PUNCTUATION = {"LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('", "RPAR": "')'", 
                 "$END": "end of file", "ASSIGN_OP": "'=', '+=' or '-='", "COMP_OP": "a comparison",
                 "ADD_OP": "'+' or '-'", "MUL_OP": "'*' or '/'"}
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_STRING = re.compile(r'"([^"\\\n]|\\.)*"')
 _LIST = re.compile(r"__\w+_star_\d+$")  # Lark's accumulator of an 'item*' list
 #: a resync point must let the parser read this many tokens after it without a new error
 LOOKAHEAD = 3
@@ -195,8 +197,24 @@ def _line_start(text: str, offset: int) -> int:
     return text.rfind("\n", 0, offset) + 1
 
 
+@functools.lru_cache(maxsize=8)
+def _line_starts(text: str) -> list[int]:
+    """Offsets where each line starts, computed once per text (str caches its own hash)."""
+    starts = [0]
+    find = text.find
+    at = find("\n")
+    while at != -1:
+        starts.append(at + 1)
+        at = find("\n", at + 1)
+    return starts
+
+
 def _position(text: str, offset: int) -> tuple[int, int]:
-    return text.count("\n", 0, offset) + 1, offset - _line_start(text, offset) + 1
+    """(line, column) of an offset: a binary search, not a count from the start of the text
+    (recovery asks at every candidate resync point, and counting made it quadratic)."""
+    starts = _line_starts(text)
+    index = bisect.bisect_right(starts, offset) - 1
+    return index + 1, offset - starts[index] + 1
 
 
 def _sync_points(text: str, offset: int, at_error: bool):
@@ -341,7 +359,7 @@ def _code(text: str, start: int, end: int):
             i = end if newline == -1 else newline
             continue
         if ch == '"':
-            match = re.compile(r'"([^"\\\n]|\\.)*"').match(text, i)
+            match = _STRING.match(text, i)
             if match:
                 i = match.end()
                 continue
@@ -349,9 +367,36 @@ def _code(text: str, start: int, end: int):
         i += 1
 
 
-def _opened_between(text: str, start: int, end: int) -> int:
-    """'{' minus '}' in text[start:end], outside strings and comments."""
-    return sum(1 if ch == "{" else -1 for _, ch in _code(text, start, end) if ch in "{}")
+class _OpenedSince:
+    """'{' minus '}' from ``start`` up to growing ends, outside strings and comments.
+
+    The candidate resync points come in order, so one pass over the text counts for all of
+    them; counting from ``start`` again for each point was quadratic in the dropped text.
+    """
+
+    def __init__(self, text: str, start: int):
+        self._code = _code(text, start, len(text))
+        self._pending: tuple[int, str] | None = None
+        self.opened = 0
+
+    def up_to(self, end: int) -> int:
+        if self._pending is not None:
+            if self._pending[0] >= end:
+                return self.opened
+            self._count(self._pending[1])
+            self._pending = None
+        for i, ch in self._code:
+            if i >= end:
+                self._pending = (i, ch)
+                break
+            self._count(ch)
+        return self.opened
+
+    def _count(self, ch: str) -> None:
+        if ch == "{":
+            self.opened += 1
+        elif ch == "}":
+            self.opened -= 1
 
 
 def _names_in(value, out: set[str]) -> None:
@@ -374,8 +419,9 @@ def _resynchronise(parser: Lark, exc: UnexpectedInput, source: Source, state, th
     if not give_up and offset < len(text):
         top = len(state.state_stack)
         line_end = text.find("\n", offset)
+        opened = _OpenedSince(text, offset)
         for sync in _sync_points(text, offset, at_error):
-            if sync > line_end >= 0 and _opened_between(text, offset, sync) > 0:
+            if sync > line_end >= 0 and opened.up_to(sync) > 0:
                 continue  # inside a block that opened in the dropped text
             for candidate in _token_at(parser, text, sync):
                 plan = _plan(state, candidate)
@@ -547,15 +593,31 @@ def _misspelt_keyword(parser: Lark, token: Token, expected: set[str], text: str,
     if guess and guess != word:
         return error(UNKNOWN_KEYWORD, f"unknown keyword '{word}'", path,
                      Span.at(token.line, token.column, len(word)), f"did you mean '{guess}'?")
-    before = text[:token.start_pos].rstrip()
-    previous = re.search(r"[A-Za-z_][A-Za-z0-9_]*$", before)
-    if previous and previous.group() not in keywords:
-        guess = did_you_mean(previous.group(), known)
-        if guess and guess != previous.group():
-            line, column = _position(text, previous.start())
-            return error(UNKNOWN_KEYWORD, f"unknown keyword '{previous.group()}'", path,
-                         Span.at(line, column, len(previous.group())), f"did you mean '{guess}'?")
+    previous_start, previous = _word_before(text, token.start_pos)
+    if previous and previous not in keywords:
+        guess = did_you_mean(previous, known)
+        if guess and guess != previous:
+            line, column = _position(text, previous_start)
+            return error(UNKNOWN_KEYWORD, f"unknown keyword '{previous}'", path,
+                         Span.at(line, column, len(previous)), f"did you mean '{guess}'?")
     return None
+
+
+def _word_before(text: str, offset: int) -> tuple[int, str]:
+    """The word that ends just before ``offset`` (spaces between allowed), read backwards.
+
+    A backwards scan costs the length of that word; a regular expression anchored at the end
+    of the text before (``\\w+$``) retries from every start and is quadratic in a long word.
+    """
+    end = offset
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    start = end
+    while start > 0 and (text[start - 1] == "_" or (text[start - 1].isascii() and text[start - 1].isalnum())):
+        start -= 1
+    while start < end and text[start].isdigit():  # a word starts with a letter or '_'
+        start += 1
+    return start, text[start:end]
 
 
 # ---------------------------------------------------------------- depth

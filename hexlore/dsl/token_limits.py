@@ -1,0 +1,111 @@
+"""Refuse overlong tokens, huge integer literals and runaway nesting before Lark sees the text.
+
+A rule file from a pull request may hold a 1 MB identifier or a 5,000-digit number. Lark
+lexes those fine, but later stages would not: Python refuses ``int()`` of more than 4,300
+digits, recovery and did-you-mean would spend time proportional to the token's length on
+every error. One linear scan (comments, strings and words, each character read once)
+finds them first; a file with such a token is reported and not parsed further, because
+no sensible rule needs one and every diagnostic after it would be noise. Brackets nested
+deeper than any rule needs are refused the same way: Lark would build a tree node per level
+and recovery would try to close each one, slowly, only for P009 to drop the declaration.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .diagnostics import Diagnostic, Span, error
+from .limits import MAX_INT, MAX_NESTING, MAX_TOKEN_CHARS
+
+TOKEN_TOO_LONG = "P010"
+INTEGER_TOO_LARGE = "P011"
+TOO_DEEP = "P009"
+_OPENERS, _CLOSERS = "{([", "})]"
+
+#: how many overlong tokens of one file are reported (the scan itself always runs to the end)
+MAX_REPORTED = 10
+
+# Each alternative consumes what it matches, so finditer reads every character once.
+_SCAN = re.compile(r'#[^\n]*|"(?:[^"\\\n]|\\.)*"?|[A-Za-z0-9_]+')
+_DIGITS_OF_MAX = len(str(MAX_INT))
+
+
+def token_problems(text: str, path: str) -> list[Diagnostic]:
+    """Diagnostics for every word or string longer than MAX_TOKEN_CHARS and every integer
+    literal beyond MAX_INT (at most :data:`MAX_REPORTED`)."""
+    problems: list[Diagnostic] = []
+    line, line_start, counted = 1, 0, 0
+    depth, gap_start = 0, 0
+    for match in _SCAN.finditer(text):
+        # the brackets between the previous token and this one (outside comments and strings)
+        gap = text[gap_start:match.start()]
+        if gap.strip(" \t\r\n"):
+            before = depth
+            depth, deepest = _nesting(gap, depth)
+            if deepest > MAX_NESTING:
+                at = gap_start + _first_too_deep(gap, before)
+                line_no = text.count("\n", 0, at) + 1
+                column = at - (text.rfind("\n", 0, at) + 1) + 1
+                problems.append(error(TOO_DEEP, f"brackets nested more than {MAX_NESTING} levels deep; "
+                                      "the rest of the file is not checked", path, Span.at(line_no, column),
+                                      "split it up: name parts with 'let', or move them into functions"))
+                break
+        gap_start = match.end()
+        token = match.group()
+        if token[0] == "#":
+            continue
+        number = token.isdigit()
+        too_large = number and (len(token) > _DIGITS_OF_MAX
+                                or (len(token) == _DIGITS_OF_MAX and int(token) > MAX_INT))
+        too_long = not number and len(token) > MAX_TOKEN_CHARS
+        if not (too_long or too_large):
+            continue
+        start = match.start()
+        line += text.count("\n", counted, start)
+        newline = text.rfind("\n", 0, start)
+        line_start = newline + 1
+        counted = start
+        span = Span.at(line, start - line_start + 1, min(len(token), 80))
+        if too_large:
+            shown = token if len(token) <= 24 else f"{token[:12]}…{token[-6:]} ({len(token):,} digits)"
+            problems.append(error(INTEGER_TOO_LARGE, f"the number {shown} is larger than hexlore allows "
+                                  f"({MAX_INT:,})", path, span,
+                                  "game values are small: check for a typo, or scale the value down"))
+        else:
+            kind = "string" if token[0] == '"' else "name"
+            problems.append(error(TOKEN_TOO_LONG, f"a {kind} of {len(token):,} characters is longer than "
+                                  f"the {MAX_TOKEN_CHARS:,} a Lore file may hold; the rest of the file "
+                                  "is not checked", path, span,
+                                  "shorten it; long texts belong in several strings or a README"))
+        if len(problems) >= MAX_REPORTED:
+            break
+    return problems
+
+
+def _nesting(gap: str, depth: int) -> tuple[int, int]:
+    """Depth after the brackets of ``gap`` and the deepest reached inside it."""
+    if not any(c in gap for c in _OPENERS):
+        return max(0, depth - sum(gap.count(c) for c in _CLOSERS)), depth
+    deepest = depth
+    for c in gap:
+        if c in _OPENERS:
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in _CLOSERS:
+            depth = max(0, depth - 1)
+    return depth, deepest
+
+
+def _first_too_deep(gap: str, depth_before: int) -> int:
+    depth = depth_before
+    for i, c in enumerate(gap):
+        if c in _OPENERS:
+            depth += 1
+            if depth > MAX_NESTING:
+                return i
+        elif c in _CLOSERS:
+            depth = max(0, depth - 1)
+    return 0
+
+
+__all__ = ["INTEGER_TOO_LARGE", "TOKEN_TOO_LONG", "token_problems"]
