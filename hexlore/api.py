@@ -7,14 +7,16 @@ directly. Nothing here raises on bad input files: problems come back as diagnost
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .compiler import RuleSet, compile_packs
-from .compiler.packs import PackLoader, bundled_rules_root
+from .compiler.packs import PACK_OUTSIDE_ROOTS, PackLoader, bundled_rules_root, display_path, inside, resolved
 from .dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
+from .dsl.files import is_dir, is_file, read_text
 from .runtime.game import Game, GameResult, RuntimeRuleError, ScenarioError
 from .render import board_svg
 from .runtime.policies import Policy
@@ -27,12 +29,19 @@ __all__ = ["Loaded", "open_scenario", "check", "run", "render", "test", "compile
 
 NO_SUCH_FILE = "S000"
 UNKNOWN_PACK = "S102"
+PACK_OUTSIDE_TREE = "S118"
+NOT_A_PACK = "S119"
+
+#: Folders searched for packs after the scenario's own, as a PATH-like variable
+#: (``--packs-path`` adds to it for one command).
+PATH_VARIABLE = "HEXLORE_PATH"
+_PACK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 def bundled_scenarios_root() -> Path:
     here = Path(__file__).resolve().parent
     for candidate in (here / "scenarios", here.parent / "scenarios"):
-        if (candidate / "schema").is_dir():
+        if is_dir(candidate / "schema"):
             return candidate
     return here / "scenarios"
 
@@ -40,11 +49,11 @@ def bundled_scenarios_root() -> Path:
 def resolve_scenario(name: str) -> Path | None:
     """A scenario path as given, else a bundled scenario (``battlelore/spider_ford``)."""
     path = Path(name)
-    if path.is_file():
+    if is_file(path):
         return path
     root = bundled_scenarios_root()
     for candidate in (root / name, root / f"{name}.yaml", root / f"{name}.yml"):
-        if candidate.is_file():
+        if is_file(candidate):
             return candidate
     return None
 
@@ -80,30 +89,61 @@ def unique_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return sorted(unique.values(), key=Diagnostic.sort_key)
 
 
+def declared_search_paths() -> list[Path]:
+    """The folders of ``HEXLORE_PATH`` (``--packs-path`` adds to it), in order."""
+    return [Path(p) for p in os.environ.get(PATH_VARIABLE, "").split(os.pathsep) if p]
+
+
 def search_paths_for(scenario_path: Path) -> list[Path]:
+    """Where a scenario's packs are looked for: its own folder, the nearest ``rules/`` folder
+    above it (a project's own packs), the declared search paths, the bundled rules."""
     paths = [scenario_path.parent]
     for parent in scenario_path.resolve().parents:
-        if (parent / "rules").is_dir():
+        if is_dir(parent / "rules"):
             paths.append(parent / "rules")
             break
+    paths += declared_search_paths()
     paths.append(bundled_rules_root())
     return paths
 
 
 def _pack_exists(request: str, roots: list[Path]) -> bool:
-    """Whether the pack loader can find a request (a ``.lore`` path, a folder or a pack name)."""
+    """Whether the pack loader can find a request (a ``.lore`` path or a pack name)."""
     if request.endswith(".lore"):
-        return Path(request).is_file()
-    if Path(request).is_dir():
-        return True
+        return is_file(request)
     rel = Path(*request.split("."))
-    return any((root / rel).with_suffix(".lore").is_file() or (root / rel).is_dir() for root in roots)
+    return any(is_file((root / rel).with_suffix(".lore")) or is_dir(root / rel) for root in roots)
+
+
+def _refused_pack(written: str, request: str, roots: list[Path]) -> tuple[str, str, str] | None:
+    """(code, message, hint) when a ``packs:`` entry names a file hexlore must not read.
+
+    An entry is a pack name (looked up under the roots) or a relative ``.lore`` path that stays,
+    links followed, inside the scenario's folder or a search path. Nothing else is opened:
+    the message shows the entry as written and none of the target's content.
+    """
+    if written.endswith(".lore"):
+        if Path(written).is_absolute() or not inside(Path(request), resolved(roots)):
+            return (PACK_OUTSIDE_TREE, f"pack file '{written}' lies outside the scenario's folder and the "
+                    "search paths; it is not read",
+                    "put the pack beside the scenario (or in a folder below it), or add its folder to "
+                    "--packs-path or HEXLORE_PATH")
+        return None
+    if not _PACK_NAME.fullmatch(written):
+        return (NOT_A_PACK, f"'{written}' is neither a pack name nor a .lore file",
+                "name a pack (battlelore.core) or a .lore file beside the scenario (my_rules.lore)")
+    return None
 
 
 def _pack_problems(scenario: Scenario, requests: list[str], roots: list[Path]) -> list[Diagnostic]:
     problems = []
     known: list[str] | None = None
     for i, (written, request) in enumerate(zip(scenario.packs, requests)):
+        refused = _refused_pack(written, request, roots)
+        if refused:
+            code, message, hint = refused
+            problems.append(error(code, message, scenario.path, scenario.span_of("packs", i), hint))
+            continue
         if _pack_exists(request, roots):
             continue
         if written.endswith(".lore"):
@@ -139,7 +179,7 @@ class CompileCache:
         if rules is not None and self._fresh(rules):
             self._entries.move_to_end(key)
             return rules
-        rules = compile_packs(requests, search_paths)
+        rules = compile_packs(requests, search_paths, names_only=True)
         self.compiled += 1
         self._entries[key] = rules
         while len(self._entries) > self.size:
@@ -152,10 +192,8 @@ class CompileCache:
     @staticmethod
     def _fresh(rules: RuleSet) -> bool:
         for path, source in rules.sources.items():
-            try:
-                if Path(path).read_text(encoding="utf-8") != source.text:
-                    return False
-            except (OSError, UnicodeDecodeError):
+            text, _ = read_text(path)
+            if text != source.text:
                 return False
         return True
 
@@ -210,14 +248,28 @@ def open_scenario(name: str) -> Loaded:
     return loaded
 
 
-def _walk(folder: Path, pattern: str) -> list[str]:
+def _walk(folder: Path, pattern: str, refused: list[Diagnostic] | None = None) -> list[str]:
     """Files under ``folder``, leaving out hidden ones (``.github/``, ``.pre-commit-config.yaml``,
-    virtual environments) and ``schema`` folders: YAML there is no scenario."""
+    virtual environments) and ``schema`` folders: YAML there is no scenario. A file that is a
+    link leading out of the folder is not read (``refused`` gets a C019 for it)."""
     found = []
-    for f in sorted(folder.rglob(pattern)):
+    try:
+        files = sorted(folder.rglob(pattern))
+    except OSError:
+        return found
+    root = resolved([folder])
+    for f in files:
         parts = f.relative_to(folder).parts
-        if not any(p.startswith(".") for p in parts) and "schema" not in parts:
-            found.append(str(f))
+        if any(p.startswith(".") for p in parts) or "schema" in parts:
+            continue
+        if not inside(f, root):
+            if refused is not None:
+                shown = display_path(f, resolve=False)
+                refused.append(error(PACK_OUTSIDE_ROOTS, f"'{shown}' is a link that leads outside "
+                                     f"'{display_path(folder, resolve=False)}'; it is not read", shown, Span(),
+                                     "check the file it links to directly, or copy it into the folder"))
+            continue
+        found.append(str(f))
     return found
 
 
@@ -228,12 +280,12 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
     diagnostics: list[Diagnostic] = []
     for p in paths:
         path = Path(p)
-        if path.is_dir():
-            lore += _walk(path, "*.lore")
-            scenarios += _walk(path, "*.y*ml")
-        elif path.suffix == ".lore" and path.is_file():
+        if is_dir(path):
+            lore += _walk(path, "*.lore", diagnostics)
+            scenarios += _walk(path, "*.y*ml", diagnostics)
+        elif path.suffix == ".lore" and is_file(path):
             lore.append(str(path))
-        elif path.suffix in (".yaml", ".yml") and path.is_file():
+        elif path.suffix in (".yaml", ".yml") and is_file(path):
             scenarios.append(str(path))
         else:
             diagnostics.append(error(NO_SUCH_FILE, f"'{p}' is not a .lore file, a scenario or a directory",
@@ -267,9 +319,8 @@ def _yaml_kind(path: str) -> str:
     """``scenario``, ``campaign`` or ``sheet``: what a YAML file is, from its top-level format key."""
     from .runtime.campaign_files import file_kind
 
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    text, _ = read_text(path)
+    if text is None:
         return "scenario"  # the scenario loader reports why it cannot be read
     return file_kind(text)
 
@@ -315,7 +366,7 @@ def test(paths: list[str]) -> tuple[list[TestOutcome], list[Diagnostic], dict]:
     files: list[str] = []
     for p in paths:
         path = Path(p)
-        if path.is_dir():
+        if is_dir(path):
             files += _walk(path, "*.y*ml")
         else:
             files.append(p)

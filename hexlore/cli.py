@@ -7,17 +7,24 @@ Exit codes: 0 clean, 1 findings (errors, failed tests, a rule failing at run tim
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
 from rich.console import Console
 
-from rich.markup import escape
+from rich.markup import escape as _markup_escape
 
 from . import api, report
-from .dsl.diagnostics import Diagnostic
+from .dsl.diagnostics import Diagnostic, json_safe, printable
 from .play import Abandoned, GameWatch, HumanPolicy, terminal_reader
 from .runtime.policies import POLICY_NAMES
+
+
+def escape(text: str) -> str:
+    """Text from packs and files, safe to print with rich: markup escaped, and every control
+    character a terminal would act on shown as an escape (docs/diagnostics.md, issue 13)."""
+    return _markup_escape(printable(str(text), newlines=True))
 
 
 def _print_diagnostics(diagnostics: list[Diagnostic], sources: dict, fmt: str, strict: bool = False,
@@ -35,8 +42,16 @@ def _print_diagnostics(diagnostics: list[Diagnostic], sources: dict, fmt: str, s
 
 @click.group()
 @click.version_option(package_name="hexlore")
-def main() -> None:
+@click.option("--packs-path", "packs_path", multiple=True, type=click.Path(file_okay=False),
+              help="A folder searched for packs after the scenario's own (repeatable; added "
+                   "before the folders of HEXLORE_PATH). Packs are read only from the scenario's "
+                   "folder, these folders and the bundled rules.")
+def main(packs_path: tuple[str, ...] = ()) -> None:
     """Compile, check, play and test hex-grid board game rules written in Lore."""
+    if packs_path:  # in the environment, so sweep workers and every API call see the same paths
+        declared = [os.path.abspath(p) for p in packs_path]
+        os.environ[api.PATH_VARIABLE] = os.pathsep.join(
+            declared + [p for p in os.environ.get(api.PATH_VARIABLE, "").split(os.pathsep) if p])
 
 
 @main.command()
@@ -120,12 +135,12 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
     if fmt == "json":
         click.echo(json.dumps(result.summary(), indent=2, sort_keys=True))
         return
-    console.print(f"[bold]winner:[/bold] {result.winner or 'none (draw)'}")
+    console.print(f"[bold]winner:[/bold] {escape(result.winner or 'none (draw)')}")
     console.print(f"[bold]rounds:[/bold] {result.rounds}   [bold]turns:[/bold] {result.turns}")
     for side, lost in result.eliminated.items():
-        console.print(f"[bold]losses of {side}:[/bold] {len(lost)} unit(s)" + (f" ({', '.join(lost)})" if lost else ""))
+        console.print(f"[bold]losses of {escape(side)}:[/bold] {len(lost)} unit(s)" + (f" ({escape(', '.join(lost))})" if lost else ""))
     if log_path:
-        console.print(f"event log: {log_path} ({len(result.log)} entries)")
+        console.print(f"event log: {escape(log_path)} ({len(result.log)} entries)")
 
 
 @main.command()
@@ -155,12 +170,12 @@ def test_command(paths: tuple[str, ...], verbose: bool) -> None:
     for o in outcomes:
         if o.passed:
             passed += 1
-            click.echo(f"PASS {o.scenario}:{o.span.line}: {o.name}")
+            click.echo(printable(f"PASS {o.scenario}:{o.span.line}: {o.name}"))
         else:
             failed += 1
-            click.echo(f"FAIL {o.scenario}:{o.span.line}: {o.name}")
+            click.echo(printable(f"FAIL {o.scenario}:{o.span.line}: {o.name}"))
             for f in o.failures:
-                click.echo(f"     {f}")
+                click.echo(printable(f"     {f}"))
             if verbose:
                 for entry in o.log:
                     click.echo("     | " + json.dumps(entry, sort_keys=True))
@@ -221,7 +236,7 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
     console = Console(highlight=False, soft_wrap=True)  # one line per unit, however long
 
     def shown(value) -> str:
-        return escape("none" if value is None else json.dumps(value, ensure_ascii=False).strip('"')
+        return escape("none" if value is None else json_safe(json.dumps(value, ensure_ascii=False)).strip('"')
                       if not isinstance(value, list) else "[" + ", ".join(shown(v) for v in value) + "]")
 
     def summary(r) -> None:
@@ -246,7 +261,7 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
         console.print("every adventure is in the sheet's history: nothing left to play "
                       "(--adventure K plays one again)")
     elif log_path:
-        console.print(f"event log: {log_path}")
+        console.print(f"event log: {escape(log_path)}")
 
 
 # exact odds and balance sweeps live in their own module

@@ -14,11 +14,18 @@ from fractions import Fraction
 
 import click
 from rich.console import Console
-from rich.markup import escape
+from rich.markup import escape as _markup_escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from . import api
+from .dsl.diagnostics import json_safe, printable
+
+def escape(text: str) -> str:
+    """Text from packs and files, safe to print with rich: markup escaped, and every control
+    character a terminal would act on shown as an escape (docs/diagnostics.md, issue 13)."""
+    return _markup_escape(printable(str(text), newlines=True))
+
 
 MAX_TABLE_ROWS = 60
 
@@ -85,7 +92,7 @@ def odds(scenario, action, given, test_name, decisions, outcomes, policy, budget
     data = result.to_json()
     data.update({"scenario": scenario, "action": action, "test": test_name})
     if fmt == "json":
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        click.echo(json_safe(json.dumps(data, indent=2, ensure_ascii=False)))
     else:
         _print_odds(result, action or f"test {test_name!r}")
     if plt is not None:
@@ -183,7 +190,7 @@ def sweep(scenario, games, workers, backend, seed, address, variants, max_rounds
     if report is None:
         _fail(diagnostics, sources)
     if fmt == "json":
-        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+        click.echo(json_safe(json.dumps(report, indent=2, ensure_ascii=False)))
     else:
         _print_sweep(report)
     if plt is not None:

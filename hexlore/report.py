@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO, Mapping
 
-from .dsl.diagnostics import Diagnostic, Severity, Source, dumps_json
+from .dsl.diagnostics import Diagnostic, Severity, Source, dumps_json, json_safe, printable
 
 __all__ = ["FORMATS", "choose_format", "use_colour", "render", "render_text", "render_json",
            "render_github", "render_sarif", "sarif_log", "summary", "exit_code", "json_schema_path",
@@ -114,7 +114,8 @@ def _relative(file: str, root: Path | None) -> str:
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Workflow-command data: '%', CR and LF as GitHub wants them, other controls as escapes."""
+    return printable(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _escape_property(text: str) -> str:
@@ -235,4 +236,4 @@ def sarif_log(diagnostics: list[Diagnostic], root: Path | None = None) -> dict:
 
 
 def render_sarif(diagnostics: list[Diagnostic], root: Path | None = None) -> str:
-    return json.dumps(sarif_log(diagnostics, root), indent=2, ensure_ascii=False)
+    return json_safe(json.dumps(sarif_log(diagnostics, root), indent=2, ensure_ascii=False))

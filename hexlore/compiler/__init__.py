@@ -19,13 +19,14 @@ from .usage import check_usage
 __all__ = ["compile_packs", "RuleSet", "EventTriggerGraph", "bundled_rules_root"]
 
 
-def compile_packs(requests: list[str], search_paths: list[Path] | None = None) -> RuleSet:
+def compile_packs(requests: list[str], search_paths: list[Path] | None = None,
+                  names_only: bool = False) -> RuleSet:
     """Compile the named packs (names, directories or ``.lore`` files) and what they use.
 
     Never raises on bad input: problems are in ``rules.diagnostics``; ``rules.ok`` tells
     whether the result can be run.
     """
-    loaded = load_packs(requests, search_paths)
+    loaded = load_packs(requests, search_paths, names_only)
     rules = declare(loaded)
     graph, graph_diags = build_graph(rules, loaded.skipped)
     rules.graph = graph

@@ -8,16 +8,39 @@ pulls in other packs; they are ordered dependencies-first, so a later pack may
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..dsl import ast
 from ..dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
+from ..dsl.files import is_dir, is_file, read_text
 from ..dsl.parser import parse_source
 
 PACK_NOT_FOUND = "C001"
 USE_CYCLE = "C010"
 PACK_NAME_MISMATCH = "C011"
+PACK_OUTSIDE_ROOTS = "C019"
+CANNOT_READ_PACK = "P020"
+
+
+def inside(path: Path, folders: list[Path]) -> bool:
+    """Whether ``path`` (resolved: links followed) lies in one of ``folders`` (resolved too)."""
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):
+        return False
+    return any(real.is_relative_to(folder) for folder in folders)
+
+
+def resolved(folders: list[Path]) -> list[Path]:
+    out = []
+    for folder in folders:
+        try:
+            out.append(Path(folder).resolve())
+        except (OSError, RuntimeError):
+            continue
+    return out
 
 
 def bundled_rules_root() -> Path:
@@ -49,32 +72,57 @@ def pack_name(module: ast.Module) -> str:
 
 
 class PackLoader:
-    def __init__(self, search_paths: list[Path] | None = None):
+    """Finds packs by name under the rules roots and loads them with what they ``use``.
+
+    A pack found by name (a ``use``, or a scenario's ``packs:`` entry) must lie inside the
+    roots once links are followed: a link planted in a shared pack folder cannot make hexlore
+    read (and print lines of) a file elsewhere. ``names_only`` (a scenario's packs) also
+    stops a name from being read as a folder relative to the working directory.
+    """
+
+    def __init__(self, search_paths: list[Path] | None = None, names_only: bool = False):
         roots = [Path(p) for p in (search_paths or [])]
         bundled = bundled_rules_root()
         if bundled not in roots:
             roots.append(bundled)
         self.roots = roots
+        self.names_only = names_only
         self.result = LoadedPacks()
         self._by_name: dict[str, ast.Module] = {}
         self._state: dict[str, str] = {}  # name -> "loading" | "done"
+        self._refused: set[str] = set()  # files found but not read (links leading out)
 
     # -- locating
-    def _files_for(self, name: str) -> list[Path]:
+    def _files_for(self, name: str, origin: tuple[str, Span] | None = None) -> list[Path]:
         rel = Path(*name.split("."))
         for root in self.roots:
             file = root / rel.with_suffix(".lore")
-            if file.is_file():
-                return [file]
+            if is_file(file):
+                return self._confined([file], origin)
             folder = root / rel
-            if folder.is_dir():
-                return sorted(folder.rglob("*.lore"))
+            if is_dir(folder):
+                return self._confined(_lore_files(folder), origin)
         return []
+
+    def _confined(self, files: list[Path], origin: tuple[str, Span] | None) -> list[Path]:
+        roots = resolved(self.roots)
+        kept = []
+        for f in files:
+            if inside(f, roots):
+                kept.append(f)
+                continue
+            self._refused.add(str(f))
+            where, span = origin or ("<command line>", Span())
+            self.result.diagnostics.append(error(
+                PACK_OUTSIDE_ROOTS, f"'{f}' is a link that leads outside the rules roots; it is not read",
+                where, span, "packs are read only inside the scenario's folder and the search paths "
+                "(the bundled rules, --packs-path, HEXLORE_PATH): copy the pack there instead of linking it"))
+        return kept
 
     def known_pack_names(self) -> list[str]:
         names = []
         for root in self.roots:
-            for f in root.rglob("*.lore"):
+            for f in _lore_files(root):
                 names.append(".".join(f.relative_to(root).with_suffix("").parts))
         return names
 
@@ -82,11 +130,14 @@ class PackLoader:
     def load_request(self, request: str, origin: tuple[str, Span] | None = None) -> list[str]:
         """Load a pack name, a directory or a file path; return the pack names it stands for."""
         path = Path(request)
-        if request.endswith(".lore") and path.is_file():
-            return [self._load_file(path)]
-        if path.is_dir() and not self._files_for(request):
-            return [self._load_file(f) for f in sorted(path.rglob("*.lore"))]
-        files = self._files_for(request)
+        if request.endswith(".lore") and is_file(path):
+            return _named([self._load_file(path)])
+        if not self.names_only and is_dir(path) and not self._files_for(request):
+            return _named(self._load_file(f) for f in _lore_files(path))
+        refused_before = len(self._refused)
+        files = self._files_for(request, origin)
+        if not files and len(self._refused) > refused_before:
+            return []  # found, refused and reported (C019)
         if not files:
             file, span = origin or ("<command line>", Span())
             guess = did_you_mean(request, self.known_pack_names())
@@ -95,23 +146,27 @@ class PackLoader:
                 f"did you mean '{guess}'?" if guess else
                 f"packs are looked up in: {', '.join(str(r) for r in self.roots)}"))
             return []
-        names = [self._load_file(f) for f in files]
-        if len(files) == 1 and files[0].suffix == ".lore" and names[0] != request:
+        names = _named(self._load_file(f) for f in files)
+        if len(files) == 1 and len(names) == 1 and files[0].suffix == ".lore" and names[0] != request:
             module = self._by_name.get(names[0])
             span = module.pack.span if module is not None and module.pack else Span()
             self.result.diagnostics.append(error(
-                PACK_NAME_MISMATCH, f"'{_display_path(files[0])}' is looked up as pack '{request}' but "
-                f"declares 'pack {names[0]}'", _display_path(files[0]), span,
+                PACK_NAME_MISMATCH, f"'{display_path(files[0])}' is looked up as pack '{request}' but "
+                f"declares 'pack {names[0]}'", display_path(files[0]), span,
                 f"rename the pack to '{request}' or move the file to match '{names[0]}'"))
         return names
 
-    def _load_file(self, path: Path) -> str:
+    def _load_file(self, path: Path) -> str | None:
         key = str(path.resolve())
         for name, module in self._by_name.items():
             if str(Path(module.path).resolve()) == key:
                 return name
-        text = path.read_text(encoding="utf-8")
-        shown = _display_path(path)
+        shown = display_path(path)
+        text, problem = read_text(path, "pack")
+        if text is None:
+            self.result.diagnostics.append(error(CANNOT_READ_PACK, problem.message, shown, problem.span,
+                                                 problem.hint))
+            return None
         source = Source(shown, text)
         self.result.sources[shown] = source
         parsed = parse_source(text, shown)
@@ -150,15 +205,31 @@ class PackLoader:
         return self.load_request(use.name, (file, use.span))
 
 
-def _display_path(path: Path) -> str:
+def _named(names) -> list[str]:
+    return [n for n in names if n is not None]
+
+
+def _lore_files(folder: Path) -> list[Path]:
+    """The ``.lore`` files under a folder (not following linked folders), sorted; none if unreadable."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
+        return sorted(f for f in folder.rglob("*.lore") if is_file(f))
+    except OSError:
+        return []
+
+
+def display_path(path: Path, resolve: bool = True) -> str:
+    """A path as diagnostics show it: relative to the working directory when inside it.
+    ``resolve=False`` keeps a link as itself (the name of a refused link, not its target)."""
+    try:
+        full = path.resolve() if resolve else Path(os.path.abspath(path))
+        return str(full.relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
         return str(path)
 
 
-def load_packs(requests: list[str], search_paths: list[Path] | None = None) -> LoadedPacks:
-    loader = PackLoader(search_paths)
+def load_packs(requests: list[str], search_paths: list[Path] | None = None,
+               names_only: bool = False) -> LoadedPacks:
+    loader = PackLoader(search_paths, names_only)
     for request in requests:
         loader.load_request(request)
     return loader.result

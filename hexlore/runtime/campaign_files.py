@@ -30,6 +30,7 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator
 
+from ..dsl.files import read_text
 from ..dsl.diagnostics import Diagnostic, Source, Span, error
 from .located_yaml import (CANNOT_READ, NOT_A_SCENARIO, JsonPath, SchemaReporter, SpanIndexer, bad_paths,
                            cached_schema, compose, construct, nearest_span, node_span, sorted_diagnostics,
@@ -150,11 +151,10 @@ def _validator(name: str) -> Draft202012Validator:
 
 
 def _read(path: str | Path, what: str) -> tuple[str | None, list[Diagnostic]]:
-    try:
-        return Path(path).read_text(encoding="utf-8"), []
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, [error(CANNOT_READ, f"cannot read {what}: {exc}", str(path), Span(),
-                            f"{what}s are UTF-8 text files")]
+    text, problem = read_text(path, what)
+    if text is None:
+        return None, [error(CANNOT_READ, problem.message, str(path), problem.span, problem.hint)]
+    return text, []
 
 
 def _parse(text: str, path: str, what: str, key: str, schema: str):

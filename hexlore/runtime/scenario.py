@@ -29,6 +29,7 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from hexlore.dsl.diagnostics import Diagnostic, Source, Span, error
+from hexlore.dsl.files import read_text
 from hexlore.runtime.located_yaml import (CANNOT_READ, NOT_A_SCENARIO, SchemaReporter, SpanIndexer, bad_paths,
                                           cached_schema, compose, construct, node_span, sorted_diagnostics,
                                           syntax_error)
@@ -61,11 +62,9 @@ def _validator() -> Draft202012Validator:
 def load_scenario(path: str | Path, partial: bool = False) -> tuple[Scenario | None, list[Diagnostic]]:
     """Read and check a scenario file; never raises on bad input (see :func:`load_scenario_text`)."""
     shown = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, [error(CANNOT_READ, f"cannot read scenario: {exc}", shown, Span(),
-                            "scenarios are UTF-8 text files")]
+    text, problem = read_text(path, "scenario")
+    if text is None:
+        return None, [error(CANNOT_READ, problem.message, shown, problem.span, problem.hint)]
     return load_scenario_text(text, shown, partial)
 
 
