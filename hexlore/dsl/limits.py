@@ -32,8 +32,16 @@ MAX_FACES = 1000
 #: Deepest nesting of YAML collections, checked on the token stream before composing.
 MAX_YAML_DEPTH = 64
 
-#: Most aliases (``*name``) in one YAML document; anchors are legitimate, bombs are not.
-MAX_YAML_ALIASES = 100
+#: Most values (scalars and collections) in one YAML document once its aliases (``*name``)
+#: are expanded: anchors are legitimate, a "billion laughs" bomb is not. The largest bundled
+#: scenario holds about 6,000.
+MAX_YAML_NODES = 200_000
+
+
+#: Most cards in all the decks of one scenario (each card name at most 1,000 copies, in the
+#: schema), and most units (the schema's ``maxItems``).
+MAX_CARDS = 10_000
+MAX_UNITS = 10_000
 
 
 def int_in_bounds(value: int) -> bool:

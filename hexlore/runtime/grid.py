@@ -311,7 +311,15 @@ class Board:
         raise ValueError(f"no hex {text!r} on this board ({self._label_hint()})")
 
     def _label_hint(self) -> str:
-        """Describe the valid label range so a typo in a scenario is easy to fix."""
+        """Describe the valid label range so a typo in a scenario is easy to fix (computed once:
+        a scenario with thousands of units off a large board asks it for each)."""
+        cached = self.__dict__.get("_hint")
+        if cached is None:
+            cached = self._describe_labels()
+            object.__setattr__(self, "_hint", cached)
+        return cached
+
+    def _describe_labels(self) -> str:
         if self.parity is None:
             return f"{self.shape} board, labels are 'q,r'"
         if not self.hexes:

@@ -18,6 +18,7 @@ import yaml
 from jsonschema.exceptions import ValidationError
 
 from hexlore.dsl.diagnostics import Diagnostic, Span, did_you_mean, error
+from hexlore.dsl.limits import MAX_INT, MAX_YAML_DEPTH, MAX_YAML_NODES, int_in_bounds
 
 JsonPath = tuple[Any, ...]
 
@@ -26,6 +27,9 @@ CANNOT_READ = "S000"
 YAML_SYNTAX = "S001"
 NOT_A_SCENARIO = "S002"
 SCHEMA = "S003"
+YAML_INT_TOO_LARGE = "S012"
+YAML_TOO_DEEP = "S013"
+YAML_TOO_LARGE = "S014"
 
 
 # ---------------------------------------------------------------------------
@@ -38,15 +42,103 @@ _LIBYAML_LOADER = getattr(yaml, "CSafeLoader", None)
 def compose(text: str) -> yaml.Node | None:
     """The node tree, with libyaml when PyYAML was built with it (several times faster).
 
-    Both loaders mark lines and columns alike; on an error the pure-Python loader composes
-    again, so messages do not depend on how PyYAML was built.
+    The event stream is checked first (:func:`check_events`): the composer recurses once per
+    level of nesting and expands nothing, but what reads the tree afterwards walks every alias
+    again, so a deep or alias-bombed document is refused before it is composed. Both loaders
+    mark lines and columns alike; on an error the pure-Python loader reads again, so messages
+    do not depend on how PyYAML was built.
     """
     if _LIBYAML_LOADER is not None:
         try:
+            check_events(yaml.parse(text, Loader=_LIBYAML_LOADER))
             return yaml.compose(text, Loader=_LIBYAML_LOADER)
+        except YamlLimitError:
+            raise
         except yaml.YAMLError:
             pass
+    check_events(yaml.parse(text, Loader=yaml.SafeLoader))
     return yaml.compose(text, Loader=yaml.SafeLoader)
+
+
+class YamlLimitError(yaml.YAMLError):
+    """A document that breaks one of the bounds of hexlore/dsl/limits.py, at a mark."""
+
+    def __init__(self, code: str, message: str, mark, hint: str):
+        super().__init__(message)
+        self.code, self.problem, self.problem_mark, self.hint = code, message, mark, hint
+
+
+_RESOLVER = yaml.resolver.Resolver()
+_INT_TAG = "tag:yaml.org,2002:int"
+
+
+def check_events(events) -> None:
+    """Raise :class:`YamlLimitError` at the first event past a bound: nesting deeper than
+    MAX_YAML_DEPTH, more nodes than MAX_YAML_NODES once aliases are expanded (a "billion
+    laughs" bomb is a few dozen aliases), or an integer beyond MAX_INT (Python's ``int()``
+    refuses more than 4,300 digits; a deck of 10**20 cards is no game)."""
+    open_sizes: list[list] = []  # [anchor, expanded nodes so far] of each open collection
+    anchors: dict[str, int] = {}
+    total = 0
+    for event in events:
+        kind = type(event)
+        if kind is yaml.ScalarEvent:
+            if event.implicit[0] and not event.style and event.value[:1] in "+-0123456789":
+                _check_integer(event)
+            size = 1
+        elif kind is yaml.AliasEvent:
+            size = anchors.get(event.anchor, 1)
+        elif kind in (yaml.MappingStartEvent, yaml.SequenceStartEvent):
+            open_sizes.append([event.anchor, 1])
+            if len(open_sizes) > MAX_YAML_DEPTH:
+                raise YamlLimitError(YAML_TOO_DEEP, f"collections nested more than {MAX_YAML_DEPTH} levels deep",
+                                     event.start_mark, "flatten the document: no scenario needs that depth")
+            continue
+        elif kind in (yaml.MappingEndEvent, yaml.SequenceEndEvent):
+            anchor, size = open_sizes.pop()
+            if anchor is not None:
+                anchors[anchor] = size
+            if open_sizes:
+                open_sizes[-1][1] += size
+            else:
+                total += size
+            _check_size(total + sum(s for _, s in open_sizes[-1:]), event)
+            continue
+        else:
+            continue
+        if kind is yaml.ScalarEvent and event.anchor is not None:
+            anchors[event.anchor] = 1
+        if open_sizes:
+            open_sizes[-1][1] += size
+            _check_size(total + open_sizes[-1][1], event)
+        else:
+            total += size
+        _check_size(total, event)
+
+
+def _check_size(size: int, event) -> None:
+    if size > MAX_YAML_NODES:
+        raise YamlLimitError(YAML_TOO_LARGE, f"the document expands to more than {MAX_YAML_NODES:,} values "
+                             "once its aliases (*name) are replaced", event.start_mark,
+                             "write the values out, or use fewer aliases of aliases")
+
+
+def _check_integer(event) -> None:
+    value = event.value
+    if _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) != _INT_TAG:
+        return
+    digits = sum(c.isdigit() for c in value)
+    too_large = digits > len(str(MAX_INT))
+    if not too_large and digits == len(str(MAX_INT)):
+        try:
+            too_large = not int_in_bounds(int(value.replace("_", ""), 0) if not value.isdigit() else int(value))
+        except ValueError:  # sexagesimal and other YAML 1.1 forms: few digits, let the loader read them
+            return
+    if too_large:
+        shown = value if len(value) <= 24 else f"{value[:12]}…{value[-6:]} ({len(value):,} characters)"
+        raise YamlLimitError(YAML_INT_TOO_LARGE, f"the number {shown} is larger than hexlore allows "
+                             f"({MAX_INT:,})", event.start_mark,
+                             "game values are small: check for a typo, or scale the value down")
 
 
 def construct(root: yaml.Node) -> Any:
@@ -54,6 +146,10 @@ def construct(root: yaml.Node) -> Any:
     loader = yaml.SafeLoader("")
     try:
         return loader.construct_document(root)
+    except (ValueError, OverflowError, RecursionError) as exc:  # a value the checks above let through
+        mark = getattr(root, "start_mark", None)
+        raise yaml.constructor.ConstructorError(None, None, f"a value cannot be read ({type(exc).__name__})",
+                                                mark) from None
     finally:
         loader.dispose()
 
@@ -65,6 +161,8 @@ def syntax_error(exc: yaml.YAMLError, file: str) -> Diagnostic:
     """The diagnostic of a file PyYAML cannot read, at the mark of the problem (else of its context)."""
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     span = Span.at(mark.line + 1, mark.column + 1) if mark is not None else Span()
+    if isinstance(exc, YamlLimitError):
+        return error(exc.code, exc.problem, file, span, exc.hint)
     problem = getattr(exc, "problem", None) or str(exc)
     context = getattr(exc, "context", None)
     message = f"YAML syntax error: {problem}" + (f" ({context})" if context else "")

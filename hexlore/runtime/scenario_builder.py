@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from hexlore.dsl.limits import MAX_CARDS
+
 from hexlore.dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
 from hexlore.runtime.grid import Board, Hex
 from hexlore.runtime.located_yaml import JsonPath, SpanIndexer, nearest_span
 from hexlore.runtime.scenario_model import (DUPLICATE_NAME, HEX_NOT_ON_BOARD, NO_OWN_EDGE, STACKED, TWO_TERRAINS,
                                             UNKNOWN_IN_TEST, UNKNOWN_SIDE, Action, NameSet, Scenario, ScenarioTest,
                                             SideSpec, UnitPlacement, unknown_side_message)
+
+TOO_MANY_CARDS = "S015"
 
 
 class ScenarioBuilder:
@@ -117,12 +121,24 @@ class ScenarioBuilder:
             seed=d.get("seed", 0) if self.clean("seed") else 0,
             board=board or Board.battlelore(), terrain=terrain,
             sides=sides, units=units, options=self.entries("options"),
-            decks={k: dict(v) for k, v in self.entries("decks").items()},
+            decks=self.decks(),
             max_rounds=d.get("max_rounds") if self.clean("max_rounds") else None,
             decisions={k: list(v) for k, v in self.entries("decisions").items()},
             tests=tests, source=source, spans=dict(self.idx.spans),
             key_spans=dict(self.idx.key_spans), side_names=side_names, unit_ids=unit_ids,
         )
+
+    def decks(self) -> dict[str, dict]:
+        """The decks, unless they hold more cards in all than MAX_CARDS (S015): a deck is
+        shuffled and dealt card by card, so its size is memory and time."""
+        decks = {k: dict(v) for k, v in self.entries("decks").items()}
+        total = sum(n for deck in decks.values() for n in deck.values() if isinstance(n, int))
+        if total > MAX_CARDS:
+            self.fail(TOO_MANY_CARDS, f"the decks hold {total:,} cards in all, more than the {MAX_CARDS:,} "
+                      "a scenario may hold", ("decks",), "a deck needs as many cards as a box holds, not more",
+                      key=True)
+            return {}
+        return decks
 
     def terrain(self, board: Board | None) -> dict[Hex, str]:
         terrain: dict[Hex, str] = {}
