@@ -291,7 +291,7 @@ procedure ok() -> int {{
 
 
 @pytest.mark.parametrize("procedure, message, line", [
-    ("spin", "the rules ran more than 10,000,000 loop steps in this game", 4),
+    ("spin", "the rules ran more than 2,000,000 steps", 4),
     ("double", "is more than a game may hold (100,000)", 9),
     ("grow", "is more than a game may hold (100,000)", 13),
     ("far", "a list of 200,000 items is more than a game may hold", 15),

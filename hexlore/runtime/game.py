@@ -23,7 +23,7 @@ from .dice import DiceSource, ForcedRollError, Roller
 from .grid import Hex
 from .interpreter import Linker
 from .link_statements import run_body
-from .linked import GameOver, RuleError
+from .linked import BUDGET, MAX_LIST_ITEMS, GameOver, RuleError
 from .memo import EVENT, MISS, SKIP, Memo, Plan
 from .policies import Decision, Policy, Script, ScriptError, make_policy
 from .scenario_model import HEX_NOT_ON_BOARD, UNKNOWN_IN_TEST, UNKNOWN_SIDE, unknown_side_message
@@ -489,6 +489,7 @@ class Game:
         return run_body(body, dict(zip(params, args)))
 
     def emit(self, name: str, args: dict, origin: ir.Origin | None = None) -> EventRecord:
+        BUDGET.event(origin)
         if self.depth >= MAX_EVENT_DEPTH:
             raise RuleError(f"events nested deeper than {MAX_EVENT_DEPTH} while emitting '{name}': "
                             "a cycle of triggers never ends", origin)
@@ -533,9 +534,13 @@ class Game:
         return True
 
     # ------------------------------------------------------------ dice, decisions, log
-    def roll(self, count: int, die) -> list:
+    def roll(self, count: int, die, origin: ir.Origin | None = None) -> list:
         if count <= 0:
             return []
+        if count > MAX_LIST_ITEMS:  # before a single die is rolled
+            raise RuleError(f"a roll of {count:,} dice is more than a game may hold ({MAX_LIST_ITEMS:,} items)",
+                            origin, "roll fewer dice: a count computed from other values may have grown")
+        BUDGET.spend(count, origin)
         try:
             faces, forced = self.roller.roll(count, die)
         except ForcedRollError as exc:
@@ -584,11 +589,14 @@ class Game:
         return label(value, self.state.board)
 
     def record(self, entry: dict) -> None:
+        BUDGET.event(None)
         entry = {"seq": len(self.log) + 1, "round": self.state.game["round"],
                  "turn": self.state.game["turn"], **entry}
         self.log.append(entry)
         if self.log_file is not None:
-            self.log_file.write(_encode_entry(entry) + "\n")
+            line = _encode_entry(entry) + "\n"
+            BUDGET.write(len(line))
+            self.log_file.write(line)
 
     def _record_event(self, name: str, args: dict) -> None:
         """``record({"type": "event", "event": name, "args": args})``, the commonest entry, with
@@ -601,13 +609,15 @@ class Game:
         if self.log_file is None:
             return
         if rnd.__class__ is not int or turn.__class__ is not int:  # never, but then json decides
-            self.log_file.write(_encode_entry(entry) + "\n")
-            return
-        quoted = self._quoted.get(name)
-        if quoted is None:
-            quoted = self._quoted[name] = _encode_entry(name)
-        self.log_file.write(f'{{"args":{_encode_entry(args)},"event":{quoted},"round":{rnd},"seq":{seq},'
-                            f'"turn":{turn},"type":"event"}}\n')
+            line = _encode_entry(entry) + "\n"
+        else:
+            quoted = self._quoted.get(name)
+            if quoted is None:
+                quoted = self._quoted[name] = _encode_entry(name)
+            line = (f'{{"args":{_encode_entry(args)},"event":{quoted},"round":{rnd},"seq":{seq},'
+                    f'"turn":{turn},"type":"event"}}\n')
+        BUDGET.write(len(line))
+        self.log_file.write(line)
 
     # ------------------------------------------------------------ playing
     def run_block(self, name: str) -> None:
@@ -679,7 +689,7 @@ class Game:
             return None
         except RuleError as exc:
             origin = exc.origin or ir.NOWHERE
-            raise RuntimeRuleError(error(RULE_ERROR, str(exc), origin.file, origin.span, exc.hint)) from exc
+            raise RuntimeRuleError(error(exc.code, str(exc), origin.file, origin.span, exc.hint)) from exc
         except RecursionError as exc:
             raise RuntimeRuleError(error(RULE_ERROR, "rules nested too deeply", self.scenario.path,
                                          Span())) from exc

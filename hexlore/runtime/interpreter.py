@@ -23,7 +23,7 @@ from .link_aggregates import AggregateLinker
 from .link_calls import CallLinker
 from .link_expressions import ExpressionLinker
 from .link_statements import StatementLinker
-from .linked import LoopBudget, SFn, XFn
+from .linked import BUDGET, SFn, XFn
 
 if TYPE_CHECKING:
     from .game import Game
@@ -100,7 +100,8 @@ class Linker(ExpressionLinker, AggregateLinker, CallLinker, StatementLinker):
         self.rules = game.rules
         self.state = game.state
         self.memo = game.memo
-        self.loop_budget = LoopBudget()  # per game: the loop steps its rules may still run
+        BUDGET.reset()  # a new game: its rules may spend the whole budget again
+        self.loop_budget = BUDGET
         self._shared, self._shareable = _shared_for(game.rules)
 
     @property

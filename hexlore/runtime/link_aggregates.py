@@ -8,7 +8,7 @@ copying the environment for each evaluation; the others keep the general generat
 from __future__ import annotations
 
 from ..compiler import ir
-from .linked import Env, LinkerPart, XFn, as_number
+from .linked import BUDGET, Env, LinkerPart, XFn, as_number
 
 _UNBOUND = object()
 
@@ -17,7 +17,7 @@ class AggregateLinker(LinkerPart):
     """The ``x_`` method of :class:`ir.Aggregate`."""
 
     def x_Aggregate(self, node: ir.Aggregate) -> XFn:
-        source = self.x(node.source)
+        source = _spending(self.x(node.source), node.origin)
         where = self.x(node.where) if node.where else None
         mapped = self.x(node.mapped) if node.mapped else None
         var = node.var
@@ -61,6 +61,19 @@ class AggregateLinker(LinkerPart):
         if func == "max":
             return lambda env: max((as_number(v) for v in items(env)), default=0)
         return lambda env: list(items(env))
+
+
+def _spending(source: XFn, origin: ir.Origin) -> XFn:
+    """``source``, spending one step of the game's budget for each item an aggregate will read
+    (before reading them: nested aggregates over long lists stop at the budget, not at the
+    end of time)."""
+    spend = BUDGET.spend
+
+    def items(env):
+        values = source(env)
+        spend(len(values), origin)
+        return values
+    return items
 
 
 def _binding_loop(func: str, source: XFn, where: XFn | None, mapped: XFn | None, var: str) -> XFn | None:

@@ -15,11 +15,19 @@ from typing import TYPE_CHECKING
 
 from ..compiler import ir
 from .link_statements import run_body
-from .linked import LinkerPart, RuleError, XFn, as_number
+from .linked import BUDGET, MAX_LIST_ITEMS, LinkerPart, RuleError, XFn, as_number, bounded_list
 from .memo import MISS, SKIP, effect_token
 
 if TYPE_CHECKING:
     from .game import Game
+
+
+def _spend_items(items: list, origin: ir.Origin) -> None:
+    """A list a built-in made (hexes, units, neighbours, paths…): within MAX_LIST_ITEMS, and its
+    items spent from the game's budget like the steps of a loop."""
+    if len(items) > MAX_LIST_ITEMS:
+        bounded_list(items, origin)
+    BUDGET.spend(len(items), origin)
 
 
 class CallLinker(LinkerPart):
@@ -34,6 +42,7 @@ class CallLinker(LinkerPart):
         # read what it changes (memo.py); no Lore runs between the forgetting and the change,
         # so forgetting first is the same as after, and holds when it raises (win ends the game)
         invalidate = self.memo.forgetter(effect_token(name))
+        spend_items = _spend_items
 
         # the arguments are computed before the try: their own failures are not this call's
         if invalidate is None and len(args) == 1:
@@ -42,7 +51,10 @@ class CallLinker(LinkerPart):
             def call1(env):
                 v0 = a0(env)
                 try:
-                    return impl(v0)
+                    r = impl(v0)
+                    if r.__class__ is list:
+                        spend_items(r, origin)
+                    return r
                 except RuleError as exc:
                     if exc.origin is None:
                         exc.origin = origin
@@ -57,7 +69,10 @@ class CallLinker(LinkerPart):
                 v0 = a0(env)
                 v1 = a1(env)
                 try:
-                    return impl(v0, v1)
+                    r = impl(v0, v1)
+                    if r.__class__ is list:
+                        spend_items(r, origin)
+                    return r
                 except RuleError as exc:
                     if exc.origin is None:
                         exc.origin = origin
@@ -71,7 +86,10 @@ class CallLinker(LinkerPart):
             if invalidate is not None:
                 invalidate()
             try:
-                return impl(*values)
+                r = impl(*values)
+                if r.__class__ is list:
+                    spend_items(r, origin)
+                return r
             except RuleError as exc:
                 if exc.origin is None:
                     exc.origin = origin

@@ -14,7 +14,8 @@ from typing import Callable
 
 from ..compiler import ir
 from ..compiler.model import DefinitionSpec, FaceSpec, Symbol
-from .linked import LinkerPart, RuleError, XFn, as_number, bounded_list
+from ..dsl.limits import MAX_INT
+from .linked import LinkerPart, RuleError, XFn, as_number, bounded_list, out_of_range
 from .state import EventRecord, Side, Unit
 
 #: the unit fields the runtime keeps as attributes
@@ -247,7 +248,9 @@ class ExpressionLinker(LinkerPart):
                 raise RuleError(f"'{op}' got none instead of a number", origin)
             return as_number(v)
 
-        # the operands are read in order, the left one checked before the right one is computed
+        # the operands are read in order, the left one checked before the right one is computed;
+        # a result beyond ±MAX_INT is R002 (a number squared in a loop would grow for ever)
+        low, high = -MAX_INT, MAX_INT
         if op in ("+", "-", "*"):
             if op == "+":
                 def add(env):
@@ -257,7 +260,10 @@ class ExpressionLinker(LinkerPart):
                     b = right(env)
                     if b.__class__ is not int:
                         b = number(b)
-                    return a + b
+                    r = a + b
+                    if low <= r <= high:
+                        return r
+                    raise out_of_range(r, "+", origin)
                 return add
             if op == "-":
                 def sub(env):
@@ -267,7 +273,10 @@ class ExpressionLinker(LinkerPart):
                     b = right(env)
                     if b.__class__ is not int:
                         b = number(b)
-                    return a - b
+                    r = a - b
+                    if low <= r <= high:
+                        return r
+                    raise out_of_range(r, "-", origin)
                 return sub
 
             def mul(env):
@@ -277,7 +286,10 @@ class ExpressionLinker(LinkerPart):
                 b = right(env)
                 if b.__class__ is not int:
                     b = number(b)
-                return a * b
+                r = a * b
+                if low <= r <= high:
+                    return r
+                raise out_of_range(r, "*", origin)
             return mul
         if op in ("/", "mod"):
             def divide(env):

@@ -12,6 +12,7 @@ import weakref
 from typing import TYPE_CHECKING, Callable
 
 from ..compiler import ir
+from ..dsl.limits import MAX_INT
 from ..compiler.model import FaceSpec
 
 if TYPE_CHECKING:
@@ -28,10 +29,25 @@ SFn = Callable[[Env], None]
 class RuleError(Exception):
     """A rule failed at run time (a none where a unit was needed, a bound exceeded…)."""
 
+    code = "R001"
+
     def __init__(self, message: str, origin: ir.Origin | None = None, hint: str | None = None):
         super().__init__(message)
         self.origin = origin
         self.hint = hint
+
+
+class NumberOutOfRange(RuleError):
+    """Arithmetic whose result leaves ±MAX_INT (R002): integers in hexlore are bounded so that
+    a rule that squares a number in a loop stops at once instead of growing it for ever."""
+
+    code = "R002"
+
+
+def out_of_range(value: int, op: str, origin: ir.Origin | None) -> NumberOutOfRange:
+    digits = len(str(abs(value))) if value.bit_length() < 10_000 else f"over {value.bit_length() * 3 // 10:,}"
+    return NumberOutOfRange(f"'{op}' gave a number of {digits} digits, beyond ±{MAX_INT:,}", origin,
+                            "a value multiplied in a loop? game values are small: bound the loop or the value")
 
 
 class GameOver(Exception):
@@ -39,28 +55,57 @@ class GameOver(Exception):
     so that nothing after the end runs, and caught where the game runs rules."""
 
 
-#: Rule files are untrusted: a game's loops may run this many steps in all, and no list may
-#: hold more items, so a loop that never ends or a list that doubles each time stops with a
-#: located error instead of running for ever or exhausting memory. Both are far above what
-#: the bundled packs use (benchmarks/bench_interpreter.py prints a game's steps).
-MAX_LOOP_STEPS = 10_000_000
+#: Rule files are untrusted, so one budget per game bounds all the work its rules may do:
+#: steps (each loop iteration, each item an aggregate reads, each item a built-in creates),
+#: events dispatched, log entries and log bytes. No list may hold more than MAX_LIST_ITEMS.
+#: A game past a bound stops with a located R001 naming what ran out; its log so far is
+#: intact. The figures are far above what the bundled games use (docs/language.md) and low
+#: enough that a hostile pack is stopped within seconds.
+MAX_STEPS = 2_000_000
+MAX_EVENTS = 100_000
+MAX_LOG_BYTES = 32 * 1024 * 1024
 MAX_LIST_ITEMS = 100_000
 
 
-class LoopBudget:
-    """The loop steps one game has left; every loop spends the steps it will take on entry."""
+class Budget:
+    """What the rules of one game may still spend; :data:`BUDGET` is the game being played.
 
-    __slots__ = ("left",)
+    One object per process, reset when a game is set up (and before each run of the odds
+    engine): rules linked once for every game of a rule set (aggregates, shared expressions)
+    reach it without holding any game.
+    """
 
-    def __init__(self, steps: int = MAX_LOOP_STEPS):
-        self.left = steps
+    __slots__ = ("left", "events", "log_bytes")
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.left, self.events, self.log_bytes = MAX_STEPS, MAX_EVENTS, MAX_LOG_BYTES
 
     def spend(self, steps: int, origin: ir.Origin | None) -> None:
         self.left -= steps
         if self.left < 0:
-            raise RuleError(f"the rules ran more than {MAX_LOOP_STEPS:,} loop steps in this game",
-                            origin, "a loop that never ends, or nested loops that grow too fast? bound it with "
-                            "a smaller 'repeat', or 'break' out of it")
+            raise RuleError(f"the rules ran more than {MAX_STEPS:,} steps (loop iterations, items read by "
+                            "aggregates or made by built-ins) in this game",
+                            origin, "a loop that never ends, or nested loops or aggregates that grow too fast? "
+                            "bound it with a smaller 'repeat', or 'break' out of it")
+
+    def event(self, origin: ir.Origin | None) -> None:
+        self.events -= 1
+        if self.events < 0:
+            raise RuleError(f"the rules dispatched more than {MAX_EVENTS:,} events or log entries in this game",
+                            origin, "a trigger that emits several events for each it hears multiplies them at "
+                            "every level: emit fewer, or guard the trigger")
+
+    def write(self, size: int) -> None:
+        self.log_bytes -= size
+        if self.log_bytes < 0:
+            raise RuleError(f"the game's log passed {MAX_LOG_BYTES:,} bytes", None,
+                            "events with very large arguments (long lists) in a loop? log less")
+
+
+BUDGET = Budget()
 
 
 def bounded_list(items: list, origin: ir.Origin | None) -> list:
@@ -93,7 +138,7 @@ class LinkerPart:
     rules: RuleSet
     state: GameState
     memo: Memo
-    loop_budget: LoopBudget
+    loop_budget: Budget
     game: Game
     x: Callable[[ir.X], XFn]
     block: Callable[[tuple[ir.S, ...]], SFn]

@@ -14,6 +14,7 @@ import random
 from dataclasses import dataclass
 
 from .game import Game
+from .linked import BUDGET
 from .policies import Script, make_policy
 from .state import GameState
 
@@ -83,6 +84,7 @@ class Replayer:
 
     def reset(self, roller, seed: int = 0) -> Game:
         g = self.game
+        BUDGET.reset()  # each run of the action may spend a game's whole budget
         self.snapshot.restore(g.state)
         g.seed = seed
         g.roller = roller
