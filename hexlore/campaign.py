@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .api import Loaded, bundled_scenarios_root, open_scenario, unique_diagnostics
+from .api import Loaded, bundled_scenarios_root, declared_search_paths, open_scenario, unique_diagnostics
+from .compiler.packs import inside, resolved
+from .dsl.files import is_file
 from .dsl.diagnostics import Diagnostic, Source, did_you_mean, error
 from .runtime.campaign_files import (Adventure, Campaign, Sheet, dump_sheet, load_campaign, load_sheet,
                                      write_atomically)
@@ -71,14 +73,30 @@ class AdventureResult:
 # ---------------------------------------------------------------------------
 
 
+def project_folders(path: str | Path) -> list[Path]:
+    """The folders a campaign may name files in: its own folder, the repository it lies in
+    (the nearest folder above it with a ``.git``), the declared search paths and the bundled
+    scenarios. A campaign from a pull request cannot make hexlore read a file elsewhere
+    (``/etc/passwd`` as its sheet, or a link to it), whose lines a YAML error would print."""
+    folder = Path(path).resolve().parent
+    folders = [folder]
+    for parent in (folder, *folder.parents):
+        if (parent / ".git").exists():
+            folders.append(parent)
+            break
+    return resolved(folders + declared_search_paths() + [bundled_scenarios_root()])
+
+
 def _scenario_path(campaign: Campaign, adventure: Adventure) -> Path | None:
     """The adventure's scenario: relative to the campaign file, else a bundled scenario."""
+    allowed = project_folders(campaign.path)
     local = Path(campaign.path).parent / adventure.scenario
-    if local.is_file():
+    if is_file(local) and inside(local, allowed):
         return local
     root = bundled_scenarios_root()  # not the working directory: a campaign means the same anywhere
     name = adventure.scenario
-    return next((c for c in (root / name, root / f"{name}.yaml", root / f"{name}.yml") if c.is_file()), None)
+    return next((c for c in (root / name, root / f"{name}.yaml", root / f"{name}.yml")
+                 if is_file(c) and inside(c, allowed)), None)
 
 
 def _cast(campaign: Campaign, sheet: Sheet, adventure: Adventure, problems: list[Diagnostic],
@@ -120,7 +138,7 @@ def open_campaign(path: str | Path) -> OpenedCampaign:
     sheet_path = campaign.sheet_path()
     if not campaign.sheet:
         pass  # the schema error says what is wrong with 'sheet:'
-    elif not sheet_path.is_file():
+    elif not is_file(sheet_path) or not inside(sheet_path, project_folders(campaign.path)):
         opened.diagnostics.append(error(MISSING_FILE, f"no sheet file '{campaign.sheet}'", campaign.path,
                                         campaign.span_of("sheet"), f"looked for {sheet_path}: the sheet "
                                         "is relative to the campaign file (docs/campaigns.md shows one)"))

@@ -1,0 +1,48 @@
+"""Mutated packs and scenarios end in diagnostics, never an exception (issue 13, item 8).
+
+Hypothesis draws the seed of each input; tests/fuzz/mutators.py turns a seed into a mutated
+copy of one of the bundled files (huge numbers, deep nesting, aliases, invalid UTF-8, control
+characters, lines and tokens moved…), written over its own name in a copy of its folder.
+Derandomised with a fixed budget, so CI tries the same inputs each run. The long run of the
+same mutations is ``python tests/fuzz/run.py --inputs 100000`` (figures in the README).
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fuzz.mutators import mutate, seed_files
+from fuzz.run import check_one
+
+CORPUS = seed_files()
+PROFILE = settings(max_examples=300, deadline=None, derandomize=True, database=None,
+                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory):
+    work = tmp_path_factory.mktemp("fuzz")
+    out = []
+    for k, (path, kind, data) in enumerate(CORPUS):
+        folder = work / str(k)
+        shutil.copytree(path.parent, folder, ignore=shutil.ignore_patterns("__pycache__"))
+        out.append((folder / path.name, kind, data))
+    return out
+
+
+@pytest.mark.parametrize("kind", ["lore", "yaml"])
+@PROFILE
+@given(seed=st.integers(min_value=0, max_value=2**32), which=st.integers(min_value=0, max_value=100))
+def test_a_mutated_file_ends_in_diagnostics(copies, kind, seed, which):
+    candidates = [c for c in copies if c[1] == kind]
+    target, kind, original = candidates[which % len(candidates)]
+    target.write_bytes(mutate(original, random.Random(seed)))
+    try:
+        check_one(target, kind, play=seed % 10 == 0)  # raises if anything escapes the API
+    finally:
+        target.write_bytes(original)
