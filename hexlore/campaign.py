@@ -13,7 +13,10 @@ of the adventures that bring it in — each problem at its YAML line and column.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -32,6 +35,8 @@ __all__ = ["AdventureResult", "CampaignUsageError", "OpenedCampaign", "check_cam
 
 MISSING_FILE = "S011"
 NOT_ON_SHEET = "S117"
+SHEET_BUSY = "S017"
+SHEET_CHANGED = "S018"
 
 
 class CampaignUsageError(ValueError):
@@ -259,7 +264,15 @@ def play_adventure(opened: OpenedCampaign, adventure: Adventure, seed: int | Non
         units.append({"id": u.id, "type": u.type, "fields": values})
     history = sheet.history + [{"number": adventure.number, "adventure": name, "seed": seed,
                                 "winner": result.winner}]
-    write_atomically(campaign.sheet_path(), dump_sheet(units, history))
+    on_disk, _ = load_sheet(campaign.sheet_path())
+    if on_disk is None or on_disk.revision != sheet.revision:  # written by someone else meanwhile
+        return None, [error(SHEET_CHANGED, f"the sheet '{campaign.sheet}' changed on disk while adventure "
+                            f"{adventure.number} was played (revision {sheet.revision}, now "
+                            f"{on_disk.revision if on_disk else 'unreadable'}); this result is not written",
+                            campaign.path, campaign.span_of("sheet"),
+                            "someone edited the sheet during the game: play the adventure again "
+                            "('hexlore campaign CAMPAIGN --adventure K')")]
+    write_atomically(campaign.sheet_path(), dump_sheet(units, history, sheet.revision + 1))
     changes = {uid: {n: (before[uid][n], after[uid][n]) for n in fields if before[uid][n] != after[uid][n]}
                for uid in after}
     return AdventureResult(adventure.number, name, seed, result.winner, result, changes), []
@@ -276,7 +289,44 @@ def play_campaign(path: str | Path, seed: int | None = None, adventure: int | No
     the sources. ``on_result`` is called with each result as soon as its sheet is saved.
     Raises :class:`CampaignUsageError` for an adventure number the campaign does not have.
     """
-    opened = open_campaign(path)
+    campaign, _ = load_campaign(path)
+    if campaign is None or not campaign.sheet:
+        opened = open_campaign(path)  # reports why
+        return None, opened.diagnostics, opened.sources
+    with _sheet_lock(campaign) as busy:
+        if busy is not None:
+            return None, [busy], {}
+        return _play_locked(path, seed, adventure, log_file, on_result)
+
+
+@contextlib.contextmanager
+def _sheet_lock(campaign: Campaign):
+    """Hold an exclusive lock on the sheet while a campaign plays (a hidden ``.NAME.lock`` file
+    beside it): a second run on the same sheet is refused at once instead of playing the same
+    adventure and recording it twice. Yields None when locked, else the diagnostic to report."""
+    sheet = campaign.sheet_path()
+    lock = sheet.with_name(f".{sheet.name}.lock")
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        yield error(SHEET_BUSY, f"cannot lock the sheet '{campaign.sheet}': {exc.strerror}", campaign.path,
+                    campaign.span_of("sheet"), f"check that {sheet.parent} can be written")
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            yield error(SHEET_BUSY, f"the sheet '{campaign.sheet}' is busy: another 'hexlore campaign' is "
+                        "playing it", campaign.path, campaign.span_of("sheet"),
+                        "wait for it to finish, then run again: it plays what is left")
+            return
+        yield None
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _play_locked(path, seed, adventure, log_file, on_result):
+    opened = open_campaign(path)  # under the lock: the history read now is the one to extend
     if not opened.ok:
         return None, opened.diagnostics, opened.sources
     adventures = opened.campaign.adventures

@@ -282,9 +282,10 @@ def test_same_campaign_sheet_and_seeds_give_the_same_logs_and_sheet_byte_for_byt
 
 def test_the_sheet_is_written_with_a_stable_key_order():
     text = dump_sheet([{"id": "b", "type": "t", "fields": {"z": 1, "a": [True, None]}}],
-                      [{"winner": None, "seed": 2, "adventure": "x", "number": 1}])
+                      [{"winner": None, "seed": 2, "adventure": "x", "number": 1}], revision=3)
     assert text == textwrap.dedent("""\
         hexlore_sheet: 1
+        revision: 3
         units:
         - id: b
           type: t
@@ -295,7 +296,7 @@ def test_the_sheet_is_written_with_a_stable_key_order():
         - {number: 1, adventure: x, seed: 2, winner: null}
         """)
     sheet, diagnostics = load_sheet_text(text, "s.yaml")
-    assert not diagnostics and sheet.units[0].fields == {"a": [True, None], "z": 1}
+    assert not diagnostics and sheet.units[0].fields == {"a": [True, None], "z": 1} and sheet.revision == 3
 
 
 def test_adventure_numbers_out_of_range_are_a_usage_error(folder):

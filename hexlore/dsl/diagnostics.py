@@ -44,7 +44,13 @@ class Source:
 
     @staticmethod
     def from_file(path: str | Path) -> "Source":
-        return Source(str(path), Path(path).read_text(encoding="utf-8"))
+        """The file's text, read with the bounds of every untrusted file (OSError otherwise)."""
+        from .files import read_text  # files imports this module
+
+        text, problem = read_text(path)
+        if text is None:
+            raise OSError(problem.message)
+        return Source(str(path), text)
 
     def line_text(self, line: int) -> str:
         """Line ``line`` (1-based) as the parser counts lines: split at '\n' only (str.splitlines

@@ -37,6 +37,8 @@ from .located_yaml import (CANNOT_READ, NOT_A_SCENARIO, JsonPath, SchemaReporter
                            syntax_error)
 from .scenario_model import DUPLICATE_NAME
 
+PLAYED_TWICE = "S016"
+
 __all__ = ["Adventure", "Campaign", "Sheet", "SheetUnit", "dump_sheet", "file_kind", "load_campaign",
            "load_sheet", "load_sheet_text", "load_campaign_text", "write_atomically"]
 
@@ -78,6 +80,7 @@ class SheetUnit:
 class Sheet(_Located):
     units: list[SheetUnit] = field(default_factory=list)
     history: list[dict] = field(default_factory=list)
+    revision: int = 0  # saves so far; a writer whose sheet changed since it read it refuses
 
     def unit(self, unit_id: str) -> SheetUnit | None:
         return next((u for u in self.units if u.id == unit_id), None)
@@ -216,6 +219,18 @@ def load_sheet_text(text: str, path: str = "<string>", partial: bool = False) ->
         sheet.units.append(SheetUnit(u["id"], u["type"], dict(u.get("fields") or {}), i))
     if _clean(bad, "history"):
         sheet.history = [dict(h) for h in data.get("history") or []]
+        first: dict[int, int] = {}
+        for i, h in enumerate(sheet.history):
+            number = h.get("number")
+            if isinstance(number, int) and number in first:
+                diags.append(error(PLAYED_TWICE, f"the history records adventure {number} twice (entries "
+                                   f"{first[number] + 1} and {i + 1})", path, sheet.span_of("history", i),
+                                   "two campaign runs wrote the same sheet? keep the entry of the run whose "
+                                   "results the units show, and remove the other"))
+            elif isinstance(number, int):
+                first[number] = i
+    if _clean(bad, "revision") and isinstance(data.get("revision"), int):
+        sheet.revision = data["revision"]
     diags = sorted_diagnostics(diags)
     return (None if any(d.is_error for d in diags) and not partial else sheet), diags
 
@@ -261,7 +276,7 @@ def load_campaign_text(text: str, path: str = "<string>",
 # ---------------------------------------------------------------------------
 
 
-def dump_sheet(units: list[dict], history: list[dict]) -> str:
+def dump_sheet(units: list[dict], history: list[dict], revision: int = 0) -> str:
     """The text of a sheet: always the same keys in the same order, so equal sheets are equal bytes.
 
     ``units``: ``{"id", "type", "fields"}`` mappings in sheet order; ``fields`` are written in
@@ -269,6 +284,7 @@ def dump_sheet(units: list[dict], history: list[dict]) -> str:
     """
     data = {
         SHEET_KEY: 1,
+        "revision": revision,
         "units": [{"id": u["id"], "type": u["type"], "fields": {k: u["fields"][k] for k in sorted(u["fields"])}}
                   for u in units],
         "history": [{k: h[k] for k in ("number", "adventure", "seed", "winner") if k in h} for h in history],
