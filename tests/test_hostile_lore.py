@@ -58,6 +58,21 @@ def test_deeply_nested_blocks_with_an_error_inside(tmp_path, depth):
     assert_refused(run_bounded("check", str(_write(tmp_path, body))), "P009")
 
 
+@pytest.mark.parametrize("opener", ["{", "[", "("])
+def test_brackets_nested_deep_on_the_last_line(tmp_path, opener):
+    # found by the fuzzing harness: the brackets after the file's last word were not counted
+    body = "function f() -> bool = any(each e in xs where adjacent(e.h" + opener * 20_000 + "}" * 400
+    assert_refused(run_bounded("check", str(_write(tmp_path, body))), "P009")
+
+
+def test_recovery_stops_when_resuming_costs_too_much(tmp_path):
+    # every '{' and '}' on the line is a place parsing might resume: 100,000 of them, none good
+    body = "procedure f() {\n  let x = 1 +\n" + "{}" * 50_000 + "\n}\n"
+    outcome = run_bounded("check", str(_write(tmp_path, body)))
+    assert_refused(outcome, "P001")
+    assert "note[P013]" in outcome.output
+
+
 def test_a_long_name_just_before_each_of_many_errors(tmp_path):
     # the word before an error is read backwards: no regular expression anchored at its end
     line = "x" * 999 + " )\n"

@@ -26,8 +26,8 @@ CASES = {
     "a deck of 10**20": (HEAD + "units: []\ndecks:\n  command_deck: {scout_left: 100000000000000000000}\n", "S012"),
     "decks of 11,000 cards": (HEAD + "units: []\ndecks:\n  command_deck: {"
                               + ", ".join(f"c{i}: 1000" for i in range(11)) + "}\n", "S015"),
-    "20,000 units": (HEAD + "units:\n" + "".join(f"  - {{id: u{i}, type: foot_green, side: north}}\n"
-                                                 for i in range(20_000)), "S003"),
+    "12,000 units": (HEAD + "units:\n" + "".join(f"  - {{id: u{i}, type: foot_green, side: north}}\n"
+                                                 for i in range(12_000)), "S003"),
     "a number as a unit name in given": (HEAD + "units: []\ntests:\n  - name: t\n    given: {1: {hex: A1}}\n"
                                          "    do: [{call: x}]\n    expect: {events: []}\n", "S1"),
 }
@@ -63,3 +63,13 @@ def test_a_bomb_in_a_sheet_is_refused_by_campaign_and_check(tmp_path):
                         "  - scenario: first_blood.yaml\n    units: {}\n", encoding="utf-8")
     assert_refused(run_bounded("campaign", str(campaign)), "S014")
     assert_refused(run_bounded("check", str(tmp_path / "bomb.sheet.yaml")), "S014")
+
+
+def test_too_many_units_is_one_short_error_without_validating_each():
+    from hexlore.runtime.scenario import load_scenario_text
+
+    units = "".join(f"  - {{id: u{i}, type: foot_green, side: sideways}}\n" for i in range(10_001))
+    scenario, diagnostics = load_scenario_text(HEAD + "units:\n" + units, "many.yaml")
+    assert scenario is None
+    assert [(d.code, d.message) for d in diagnostics] == [
+        ("S003", "'units' has 10,001 items; at most 10,000 are allowed")]

@@ -13,6 +13,7 @@ consequences of the syntax error, not new mistakes.
 from __future__ import annotations
 
 import bisect
+import contextvars
 import functools
 import re
 from copy import copy
@@ -22,7 +23,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.lexer import PatternStr
 
-from .diagnostics import Diagnostic, Source, Span, did_you_mean, error
+from .diagnostics import Diagnostic, Severity, Source, Span, did_you_mean, error
 
 # Codes of syntax diagnostics, documented in docs/diagnostics.md.
 UNEXPECTED_TOKEN = "P001"
@@ -43,6 +44,11 @@ MAX_DEPTH = 100
 MAX_ERRORS = 50
 #: the most virtual '}' recovery inserts to close open blocks
 MAX_CLOSING = 8
+#: the most trial parses recovery may run for one file. Each candidate resync point costs a
+#: few; a hostile line of 50,000 '{}' pairs would otherwise cost minutes. The bundled error
+#: fixtures need at most a few hundred. Past it the rest of the file is skipped (P013).
+MAX_TRIALS = 20_000
+RECOVERY_STOPPED = "P013"
 
 DECLARATION_KEYWORDS = ("pack", "use", "override", "enum", "tag", "die", "kind", "fields",
                         "trait", "option", "table", "function", "procedure", "event",
@@ -97,9 +103,36 @@ def describe_expected(parser: Lark, expected) -> str:
     return ", ".join(names)
 
 
+class _OutOfTrials(Exception):
+    pass
+
+
+class _Trials:
+    """What is left of one file's MAX_TRIALS."""
+
+    def __init__(self, limit: int):
+        self.left = limit
+
+    def spend(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise _OutOfTrials()
+
+
+_TRIALS: contextvars.ContextVar[_Trials] = contextvars.ContextVar("recovery_trials")
+
+
 # ---------------------------------------------------------------- the driver
 def parse_recovering(parser: Lark, text: str, path: str) -> ParseOutcome:
     """Parse ``text``, reporting every syntax error and recovering after each."""
+    token = _TRIALS.set(_Trials(MAX_TRIALS))
+    try:
+        return _parse_recovering(parser, text, path)
+    finally:
+        _TRIALS.reset(token)
+
+
+def _parse_recovering(parser: Lark, text: str, path: str) -> ParseOutcome:
     source = Source(path, text)
     outcome = ParseOutcome(None)
     interactive = parser.parse_interactive(text)
@@ -120,10 +153,22 @@ def parse_recovering(parser: Lark, text: str, path: str) -> ParseOutcome:
             if diagnostic.code == UNKNOWN_KEYWORD:  # the misspelt word may survive as a name
                 outcome.skipped.update(re.findall(r"'(\w+)'", diagnostic.message)[:1])
             give_up = len(outcome.diagnostics) >= MAX_ERRORS
-            if swallowed is None and not give_up and _repair(exc, state, thread, text):
-                continue
-            if not _resynchronise(parser, exc, source, state, thread, outcome.skipped, give_up, swallowed):
+            try:
+                if swallowed is None and not give_up and _repair(exc, state, thread, text):
+                    continue
+                resumed = _resynchronise(parser, exc, source, state, thread, outcome.skipped, give_up, swallowed)
+            except _OutOfTrials:
+                outcome.diagnostics.append(_stopped(diagnostic))
+                _TRIALS.set(_Trials(MAX_TRIALS))  # enough to close what is open at the end of the file
+                resumed = _resynchronise(parser, exc, source, state, thread, outcome.skipped, True, swallowed)
+            if not resumed:
                 return outcome
+
+
+def _stopped(at: Diagnostic) -> Diagnostic:
+    return Diagnostic(Severity.NOTE, RECOVERY_STOPPED, "too hard to recover from this syntax error: "
+                      "the rest of the file is not checked", at.file, at.span,
+                      "fix this error first, then check the file again")
 
 
 #: one-token repairs for common slips: (what was written, what was meant as (type, text))
@@ -259,6 +304,7 @@ def _token_at(parser: Lark, text: str, offset: int) -> list[Token]:
 
 
 def _trial(state, depth: int):
+    _TRIALS.get().spend()
     conf = copy(state.parse_conf)
     conf.callbacks = {}
     return type(state)(conf, state.lexer, list(state.state_stack[:depth]), list(state.value_stack[:depth - 1]))

@@ -38,18 +38,10 @@ def token_problems(text: str, path: str) -> list[Diagnostic]:
     depth, gap_start = 0, 0
     for match in _SCAN.finditer(text):
         # the brackets between the previous token and this one (outside comments and strings)
-        gap = text[gap_start:match.start()]
-        if gap.strip(" \t\r\n"):
-            before = depth
-            depth, deepest = _nesting(gap, depth)
-            if deepest > MAX_NESTING:
-                at = gap_start + _first_too_deep(gap, before)
-                line_no = text.count("\n", 0, at) + 1
-                column = at - (text.rfind("\n", 0, at) + 1) + 1
-                problems.append(error(TOO_DEEP, f"brackets nested more than {MAX_NESTING} levels deep; "
-                                      "the rest of the file is not checked", path, Span.at(line_no, column),
-                                      "split it up: name parts with 'let', or move them into functions"))
-                break
+        depth, too_deep = _gap(text, gap_start, match.start(), depth, path)
+        if too_deep:
+            problems.append(too_deep)
+            break
         gap_start = match.end()
         token = match.group()
         if token[0] == "#":
@@ -79,7 +71,27 @@ def token_problems(text: str, path: str) -> list[Diagnostic]:
                                   "shorten it; long texts belong in several strings or a README"))
         if len(problems) >= MAX_REPORTED:
             break
+    else:  # the brackets after the last token count too
+        too_deep = _gap(text, gap_start, len(text), depth, path)[1]
+        if too_deep:
+            problems.append(too_deep)
     return problems
+
+
+def _gap(text: str, start: int, end: int, depth: int, path: str) -> tuple[int, Diagnostic | None]:
+    """Depth after the brackets of text[start:end], and a P009 if they nest too deep."""
+    gap = text[start:end]
+    if not gap.strip(" \t\r\n"):
+        return depth, None
+    depth_after, deepest = _nesting(gap, depth)
+    if deepest <= MAX_NESTING:
+        return depth_after, None
+    at = start + _first_too_deep(gap, depth)
+    line_no = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    return depth_after, error(TOO_DEEP, f"brackets nested more than {MAX_NESTING} levels deep; "
+                              "the rest of the file is not checked", path, Span.at(line_no, column),
+                              "split it up: name parts with 'let', or move them into functions")
 
 
 def _nesting(gap: str, depth: int) -> tuple[int, int]:

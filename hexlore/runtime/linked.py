@@ -59,7 +59,7 @@ class GameOver(Exception):
 #: steps (each loop iteration, each item an aggregate reads, each item a built-in creates),
 #: events dispatched, log entries and log bytes. No list may hold more than MAX_LIST_ITEMS.
 #: A game past a bound stops with a located R001 naming what ran out; its log so far is
-#: intact. The figures are far above what the bundled games use (docs/language.md) and low
+#: intact. The bounds are far above what the bundled games use (docs/language.md) and low
 #: enough that a hostile pack is stopped within seconds.
 MAX_STEPS = 2_000_000
 MAX_EVENTS = 100_000
