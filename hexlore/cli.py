@@ -36,6 +36,7 @@ def _print_diagnostics(diagnostics: list[Diagnostic], sources: dict, fmt: str, s
     if text or fmt in ("json", "sarif"):
         click.echo(text, file=output)
     if fmt == "text" and diagnostics:
+        sys.stdout.flush()  # the summary comes after the report even when both go to one pipe
         click.echo(report.summary(diagnostics), err=True)
     return report.exit_code(diagnostics, strict)
 

@@ -23,6 +23,7 @@ from .recovery import (DECLARATION_KEYWORDS, STATEMENT_KEYWORDS, UNCLOSED_BRACE,
                        UNEXPECTED_CHARACTER, UNEXPECTED_END, UNEXPECTED_TOKEN, UNKNOWN_KEYWORD,
                        UNMATCHED_BRACE, drop_deep_items, parse_recovering)
 
+from .parser_cache import cached_parser
 from .token_limits import token_problems
 
 GRAMMAR_PATH = Path(__file__).with_name("lore.lark")
@@ -45,9 +46,12 @@ class _WholeWords:
 @functools.cache
 def lark_parser(strict: bool = False) -> Lark:
     """The Lark parser, built once; tests build it with ``strict=True`` to prove LALR-cleanliness."""
-    return Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
-                propagate_positions=True, maybe_placeholders=True, strict=strict,
-                postlex=_WholeWords())
+    grammar = GRAMMAR_PATH.read_text(encoding="utf-8")
+    options = dict(parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=True,
+                   strict=strict, postlex=_WholeWords())
+    if strict:  # the test that proves the grammar LALR-clean must really analyse it
+        return Lark(grammar, **options)
+    return cached_parser(grammar, options, lambda: Lark(grammar, **options))
 
 
 @functools.cache
