@@ -12,6 +12,7 @@ loop gains from a second process at the same moment (on a shared machine, much l
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import platform
 import time
@@ -68,7 +69,7 @@ def main() -> None:
     print(f"local, 1 worker : {args.games / base:7.1f} games/s ({base:.1f}s)")
     rows = [("local, 2 workers", 2, "local")]
     try:
-        import ray  # noqa: F401
+        importlib.import_module("ray")
         rows.append(("ray, 2 CPUs     ", 2, "ray"))
     except ImportError:
         print("ray: not installed (pip install 'hexlore[ray]')")

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .api import Loaded, bundled_scenarios_root, declared_search_paths, open_scenario, unique_diagnostics
+from .loading import Loaded, bundled_scenarios_root, declared_search_paths, open_scenario, unique_diagnostics
 from .compiler.packs import inside, resolved
-from .dsl.files import is_file
+from .dsl.files import is_file, read_source
 from .dsl.diagnostics import Diagnostic, Source, did_you_mean, error
 from .runtime.campaign_files import (Adventure, Campaign, Sheet, dump_sheet, load_campaign, load_sheet,
                                      write_atomically)
@@ -135,7 +135,7 @@ def open_campaign(path: str | Path) -> OpenedCampaign:
     opened = OpenedCampaign(campaign, diagnostics=list(diags))
     if campaign is None:
         try:
-            opened.sources[str(path)] = Source.from_file(path)
+            opened.sources[str(path)] = read_source(path)
         except (OSError, UnicodeDecodeError):
             pass
         return opened
@@ -196,7 +196,7 @@ def check_sheet(path: str | Path) -> tuple[list[Diagnostic], dict[str, Source]]:
     sources = {sheet.path: sheet.source} if sheet is not None else {}
     if sheet is None:
         try:
-            sources[str(path)] = Source.from_file(path)
+            sources[str(path)] = read_source(path)
         except (OSError, UnicodeDecodeError):
             pass
     return diags, sources

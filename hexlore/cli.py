@@ -13,32 +13,14 @@ import sys
 import click
 from rich.console import Console
 
-from rich.markup import escape as _markup_escape
 
 from . import api, report
-from .dsl.diagnostics import Diagnostic, json_safe, printable
+from .cli_analysis import odds as _odds, sweep as _sweep
+from .cli_output import escape, print_diagnostics
+from .dsl.diagnostics import json_safe, printable
 from .play import Abandoned, GameWatch, HumanPolicy, terminal_reader
 from .runtime.policies import POLICY_NAMES
 
-
-def escape(text: str) -> str:
-    """Text from packs and files, safe to print with rich: markup escaped, and every control
-    character a terminal would act on shown as an escape (docs/diagnostics.md, issue 13)."""
-    return _markup_escape(printable(str(text), newlines=True))
-
-
-def _print_diagnostics(diagnostics: list[Diagnostic], sources: dict, fmt: str, strict: bool = False,
-                       output=None) -> int:
-    """Print (or write to ``output``) the report; return the exit code it calls for."""
-    fmt = report.choose_format(fmt)
-    stream = output or sys.stdout
-    text = report.render(diagnostics, sources, fmt, colour=output is None and report.use_colour(stream))
-    if text or fmt in ("json", "sarif"):
-        click.echo(text, file=output)
-    if fmt == "text" and diagnostics:
-        sys.stdout.flush()  # the summary comes after the report even when both go to one pipe
-        click.echo(report.summary(diagnostics), err=True)
-    return report.exit_code(diagnostics, strict)
 
 
 @click.group()
@@ -69,7 +51,7 @@ def check(paths: tuple[str, ...], fmt: str, strict: bool, output) -> None:
     Exit code 0: nothing failed; 1: errors (or warnings, with --strict); 2: misuse.
     """
     diagnostics, sources = api.check(list(paths))
-    code = _print_diagnostics(diagnostics, sources, fmt, strict, output)
+    code = print_diagnostics(diagnostics, sources, fmt, strict, output)
     if report.choose_format(fmt) == "text" and not diagnostics:
         click.echo("no problems found", err=True)
     sys.exit(code)
@@ -104,7 +86,7 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
     if policy_options:
         loaded = api.open_scenario(scenario)
         if not loaded.ok:
-            sys.exit(_print_diagnostics(loaded.diagnostics, loaded.sources, "text") or 1)
+            sys.exit(print_diagnostics(loaded.diagnostics, loaded.sources, "text") or 1)
         sides = [s.name for s in loaded.scenario.sides]
         for side in policy_options:
             if side not in sides:
@@ -132,7 +114,7 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
     if watch is not None:
         watch.flush()
     if result is None:
-        sys.exit(_print_diagnostics(diagnostics, sources, "text") or 1)
+        sys.exit(print_diagnostics(diagnostics, sources, "text") or 1)
     if fmt == "json":
         click.echo(json.dumps(result.summary(), indent=2, sort_keys=True))
         return
@@ -155,7 +137,7 @@ def render(scenario: str, output, rounds: int, seed: int | None) -> None:
     """Draw SCENARIO's board, terrain and units as SVG (deterministic: same position, same bytes)."""
     svg, diagnostics, sources = api.render(scenario, seed=seed, rounds=rounds)
     if svg is None:
-        sys.exit(_print_diagnostics(diagnostics, sources, "text") or 1)
+        sys.exit(print_diagnostics(diagnostics, sources, "text") or 1)
     output.write(svg)
 
 
@@ -166,7 +148,7 @@ def test_command(paths: tuple[str, ...], verbose: bool) -> None:
     """Run the tests written in scenario files."""
     outcomes, diagnostics, sources = api.test(list(paths))
     if diagnostics:
-        _print_diagnostics(diagnostics, sources, "text")
+        print_diagnostics(diagnostics, sources, "text")
     passed = failed = 0
     for o in outcomes:
         if o.passed:
@@ -193,7 +175,7 @@ def graph(packs: tuple[str, ...], fmt: str) -> None:
     """Print the event-trigger graph of PACKS."""
     rules = api.compile_packs(list(packs))
     if not rules.ok:
-        sys.exit(_print_diagnostics(rules.diagnostics, rules.sources, "text"))
+        sys.exit(print_diagnostics(rules.diagnostics, rules.sources, "text"))
     g = rules.graph
     if fmt == "json":
         click.echo(g.dumps())
@@ -257,7 +239,7 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
         if log_file:
             log_file.close()
     if diagnostics:
-        sys.exit(_print_diagnostics(diagnostics, sources, "text") or 1)
+        sys.exit(print_diagnostics(diagnostics, sources, "text") or 1)
     if not results:
         console.print("every adventure is in the sheet's history: nothing left to play "
                       "(--adventure K plays one again)")
@@ -265,8 +247,6 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
         console.print(f"event log: {escape(log_path)}")
 
 
-# exact odds and balance sweeps live in their own module
-from .cli_analysis import odds as _odds, sweep as _sweep  # noqa: E402
 
 main.add_command(_odds)
 main.add_command(_sweep)

@@ -14,17 +14,12 @@ from fractions import Fraction
 
 import click
 from rich.console import Console
-from rich.markup import escape as _markup_escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from . import api
-from .dsl.diagnostics import json_safe, printable
-
-def escape(text: str) -> str:
-    """Text from packs and files, safe to print with rich: markup escaped, and every control
-    character a terminal would act on shown as an escape (docs/diagnostics.md, issue 13)."""
-    return _markup_escape(printable(str(text), newlines=True))
+from .cli_output import escape, print_diagnostics
+from .dsl.diagnostics import json_safe
 
 
 MAX_TABLE_ROWS = 60
@@ -45,9 +40,7 @@ def _need_matplotlib(plot: str | None):
 
 
 def _fail(diagnostics, sources) -> None:
-    from .cli import _print_diagnostics
-
-    sys.exit(_print_diagnostics(diagnostics, sources, "text") or 1)
+    sys.exit(print_diagnostics(diagnostics, sources, "text") or 1)
 
 
 def _pct(p: float) -> str:

@@ -19,16 +19,10 @@ from collections.abc import Callable
 from typing import IO
 
 from rich.console import Console
-from rich.markup import escape as _markup_escape
 
-from .dsl.diagnostics import printable
+from .cli_output import escape
 from .runtime.policies import Decision, Policy
 
-
-def escape(text: str) -> str:
-    """Text from packs and files, safe to print with rich: markup escaped, and every control
-    character a terminal would act on shown as an escape (docs/diagnostics.md, issue 13)."""
-    return _markup_escape(printable(str(text), newlines=True))
 
 
 class Abandoned(Exception):

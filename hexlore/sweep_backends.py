@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from .compiler.packs import bundled_rules_root
+from .loading import open_variant
 from .runtime.sweep import GameRecord, play_games
 
 BACKENDS = ("local", "ray")
@@ -76,10 +77,8 @@ def load_job(job: SweepJob):
     key = SweepJob(job.scenario, job.extra_packs, 0, None, job.files)
     cached = _LOADED.get(key)
     if cached is None:
-        from . import api
-
         scenario, packs = _localise(job)
-        loaded = api.open_variant(scenario, packs)
+        loaded = open_variant(scenario, packs)
         if not loaded.ok:
             raise SweepSetupError("; ".join(d.headline() for d in loaded.diagnostics if d.is_error))
         cached = _LOADED[key] = (loaded.rules, loaded.scenario)

@@ -6,13 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hexlore.runtime.grid import (
-    DIRECTIONS,
-    Board,
-    Hex,
-    crossed_hexes,
-    line_clear,
-)
+from hexlore.runtime.grid import DIRECTIONS, Board, Hex
+from hexlore.runtime.sight import crossed_hexes, line_clear
 from hexlore.runtime.movement import reachable
 
 BL = Board.battlelore()

@@ -73,3 +73,10 @@ def test_too_many_units_is_one_short_error_without_validating_each():
     assert scenario is None
     assert [(d.code, d.message) for d in diagnostics] == [
         ("S003", "'units' has 10,001 items; at most 10,000 are allowed")]
+
+
+def test_the_schema_holds_the_documented_unit_limit():
+    from hexlore.dsl.limits import MAX_UNITS
+    from hexlore.runtime.scenario import scenario_schema
+
+    assert scenario_schema()["properties"]["units"]["maxItems"] == MAX_UNITS

@@ -40,9 +40,89 @@ def test_imports_flow_one_way(stage, forbidden):
     offenders = []
     for path in (PACKAGE / stage).rglob("*.py"):
         for imported in imports_of(path):
-            if imported.startswith(forbidden):
+            if imported.startswith(forbidden) or imported == "hexlore":  # nor the package's front door
                 offenders.append(f"{path.relative_to(ROOT)} imports {imported}")
     assert not offenders, offenders
+
+
+def _module(path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module(path): path for path in PACKAGE.rglob("*.py")}
+
+
+def _is_type_checking(node) -> bool:
+    test = node.test
+    return getattr(test, "id", None) == "TYPE_CHECKING" or getattr(test, "attr", None) == "TYPE_CHECKING"
+
+
+def _run_time_imports(name: str, path) -> set[str]:
+    """Modules of hexlore that ``name`` imports when it runs: at the top, in functions, in
+    classes; not under ``if TYPE_CHECKING:`` (names for annotations, never imported)."""
+    found: set[str] = set()
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    stack = [ast.parse(path.read_text(encoding="utf-8"))]
+    while stack:
+        node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child):
+                stack.extend(child.orelse)
+            elif isinstance(child, ast.Import):
+                found.update(a.name for a in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    base = ".".join(package[:len(package) - child.level + 1] + ([child.module] if child.module else []))
+                found.update(f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in child.names)
+            else:
+                stack.append(child)
+    return {m for m in found if m in MODULES and m != name}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: list[str] = []
+    out = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        on_stack.append(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    on_stack.append(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = on_stack[on_stack.index(node):]
+                del on_stack[on_stack.index(node):]
+                if len(group) > 1:
+                    out.append(sorted(group))
+    return out
+
+
+def test_no_import_cycles_anywhere():
+    graph = {name: _run_time_imports(name, path) for name, path in MODULES.items()}
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle_through_a_function_import():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
 @pytest.mark.parametrize("stage", ["runtime", "compiler"])

@@ -253,7 +253,7 @@ def test_french_step_eight_counts_only_results_that_hit_for_everyone(tmp_path):
 # ---------------------------------------------------------------- save roll and corruption (seed 004)
 # The real packs (rules/skirmish), die sk_d6 (faces 1..6).
 SKIRMISH = str(FIXTURES / "skirmish_rolls.yaml")
-# type: (skill, attacks, armour, hp, damage)
+# per unit type: (skill, attacks, armour, hp, damage)
 SK = {"sk_archers": (4, 2, 6, 2, 1), "sk_soldiers": (3, 3, 5, 3, 1), "sk_knights": (3, 3, 4, 4, 2),
       "sk_militia": (4, 2, 6, 2, 1)}
 SK_UNITS = {"archers": "sk_archers", "soldiers": "sk_soldiers", "knights": "sk_knights", "militia": "sk_militia",

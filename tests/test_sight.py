@@ -6,39 +6,16 @@ cover the models broadly; these pin down specific cases and contracts.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from itertools import product
 
 import pytest
 
-from conftest import ROOT
 from hexlore.runtime import grid, sight
 from hexlore.runtime.grid import Board, Hex, axial_to_offset, offset_to_axial
 from hexlore.runtime.scenario import load_scenario_text
 
 BL = Board.battlelore()
 O = Hex(0, 0)
-
-
-# ---------------------------------------------------------------------------
-# the move from grid.py
-# ---------------------------------------------------------------------------
-
-
-def test_grid_still_exports_the_centre_line() -> None:
-    assert grid.crossed_hexes is sight.crossed_hexes
-    assert grid.line_clear is sight.line_clear
-    with pytest.raises(AttributeError):
-        grid.no_such_name  # noqa: B018
-
-
-@pytest.mark.parametrize("first", ["hexlore.runtime.sight", "hexlore.runtime.grid"])
-def test_either_module_may_be_imported_first(first: str) -> None:
-    code = (f"import {first}\nfrom hexlore.runtime.grid import crossed_hexes, line_clear\n"
-            "from hexlore.runtime.sight import paths_clear\nprint('ok')")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
-    assert done.stdout.strip() == "ok", done.stderr
 
 
 # ---------------------------------------------------------------------------

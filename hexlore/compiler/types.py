@@ -37,7 +37,6 @@ SIDE = Type("side")
 UNIT = Type("unit")
 FACE = Type("face")
 DIE = Type("die")
-TAG = Type("tag")
 FN = Type("fn")
 ANY = Type("any")
 GAME = Type("game")
@@ -49,8 +48,6 @@ def list_of(item: Type) -> Type:
 
 POOL = list_of(FACE)
 
-SCALARS = {"int": INT, "bool": BOOL, "text": TEXT, "hex": HEX, "side": SIDE, "unit": UNIT,
-           "face": FACE, "die": DIE, "tag": TAG, "fn": FN, "any": ANY}
 
 
 def is_numeric(t: Type) -> bool:

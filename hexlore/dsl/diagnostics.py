@@ -12,7 +12,6 @@ import json
 import re
 from dataclasses import dataclass, field
 from enum import Enum
-from pathlib import Path
 
 
 class Severity(str, Enum):
@@ -41,16 +40,6 @@ class Source:
 
     path: str
     text: str
-
-    @staticmethod
-    def from_file(path: str | Path) -> "Source":
-        """The file's text, read with the bounds of every untrusted file (OSError otherwise)."""
-        from .files import read_text  # files imports this module
-
-        text, problem = read_text(path)
-        if text is None:
-            raise OSError(problem.message)
-        return Source(str(path), text)
 
     def line_text(self, line: int) -> str:
         """Line ``line`` (1-based) as the parser counts lines: split at '\n' only (str.splitlines
@@ -114,14 +103,6 @@ class Diagnostic:
             "end_line": self.span.end_line, "end_column": self.span.end_column,
             "hint": self.hint,
         }
-
-    def to_github(self) -> str:
-        kind = {"error": "error", "warning": "warning", "note": "notice"}[self.severity.value]
-        msg = printable(self.message + (f" (help: {self.hint})" if self.hint else ""))
-        msg = msg.replace("%", "%25")
-        file = printable(self.file).replace("%", "%25").replace(",", "%2C").replace(":", "%3A")
-        return (f"::{kind} file={file},line={self.span.line},col={self.span.column},"
-                f"title={self.code}::{msg}")
 
 
 def error(code: str, message: str, file: str, span: Span, hint: str | None = None) -> Diagnostic:

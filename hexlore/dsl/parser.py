@@ -14,16 +14,13 @@ from pathlib import Path
 
 from dataclasses import dataclass
 
-from lark import Lark, Token, Transformer, Tree, v_args
+from lark import Lark, Token, Transformer, v_args
 
 from . import ast
 from .diagnostics import Diagnostic, DiagnosticError, Span, error
 from .limits import MAX_FACES
-from .recovery import (DECLARATION_KEYWORDS, STATEMENT_KEYWORDS, UNCLOSED_BRACE,  # noqa: F401 (re-exported)
-                       UNEXPECTED_CHARACTER, UNEXPECTED_END, UNEXPECTED_TOKEN, UNKNOWN_KEYWORD,
-                       UNMATCHED_BRACE, drop_deep_items, parse_recovering)
-
 from .parser_cache import cached_parser
+from .recovery import drop_deep_items, parse_recovering
 from .token_limits import token_problems
 
 GRAMMAR_PATH = Path(__file__).with_name("lore.lark")
@@ -498,13 +495,3 @@ def parse_with_diagnostics(text: str, path: str = "<string>") -> tuple[ast.Modul
     """
     parsed = parse_source(text, path)
     return parsed.module, list(parsed.diagnostics)
-
-
-def parse_file(path: str | Path) -> ast.Module:
-    p = Path(path)
-    return parse(p.read_text(encoding="utf-8"), str(path))
-
-
-def tree_of(text: str) -> Tree:
-    """The raw Lark tree, for debugging the grammar."""
-    return lark_parser().parse(text)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..dsl.diagnostics import did_you_mean
 from .grid import Hex
-from .scenario_model import UNKNOWN_IN_TEST, UNKNOWN_SIDE, unknown_side_message
+from .scenario_model import UNKNOWN_FIELD, UNKNOWN_IN_TEST, UNKNOWN_SIDE, UNKNOWN_UNIT_TYPE, unknown_side_message
 from .state import Unit, label
 
 if TYPE_CHECKING:
@@ -63,8 +63,6 @@ class Cast:
 
 def add_campaign_units(game: "Game", cast: Cast, problems: list) -> None:
     """Create the cast's units (off the board, after the scenario's) and set their campaign fields."""
-    from .game import UNKNOWN_FIELD, UNKNOWN_UNIT_TYPE
-
     rules, st = game.rules, game.state
     created: list[tuple[CampaignUnit, Unit]] = []
     for cu in cast.units:

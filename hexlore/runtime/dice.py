@@ -123,9 +123,6 @@ class Roller:
         self.forced: deque[list] = deque(forced or [])
         self.rolled = 0
 
-    def force(self, rolls: list[list]) -> None:
-        self.forced.extend(rolls)
-
     def roll(self, count: int, die: DieSpec) -> tuple[list[FaceSpec], bool]:
         """Roll ``count`` dice; returns the faces and whether they were forced.
 

@@ -26,7 +26,9 @@ from .link_statements import run_body
 from .linked import BUDGET, MAX_LIST_ITEMS, GameOver, RuleError
 from .memo import EVENT, MISS, SKIP, Memo, Plan
 from .policies import Decision, Policy, Script, ScriptError, make_policy
-from .scenario_model import HEX_NOT_ON_BOARD, UNKNOWN_IN_TEST, UNKNOWN_SIDE, unknown_side_message
+from .scenario_model import (HEX_NOT_ON_BOARD, NO_DECK_FIELD, UNKNOWN_DEFINITION, UNKNOWN_FIELD, UNKNOWN_IN_TEST,
+                             UNKNOWN_OPTION, UNKNOWN_SIDE, UNKNOWN_TERRAIN, UNKNOWN_UNIT_TYPE, WRONG_VALUE,
+                             unknown_side_message)
 from .state import EventRecord, GameState, Side, Unit, label
 
 #: what json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False) uses,
@@ -57,15 +59,6 @@ MAX_EVENT_DEPTH = 64
 DEFAULT_MAX_ROUNDS = 100
 
 RULE_ERROR = "R001"
-# Scenario problems found against the packs while the game is set up (docs/diagnostics.md).
-WRONG_VALUE = "S101"
-UNKNOWN_UNIT_TYPE = "S103"
-UNKNOWN_TERRAIN = "S104"
-UNKNOWN_DEFINITION = "S105"
-NO_DECK_FIELD = "S106"
-UNKNOWN_OPTION = "S108"
-UNKNOWN_FIELD = "S109"
-SCENARIO_MEANING = WRONG_VALUE  # the former catch-all name
 
 
 class ScenarioError(Exception):
@@ -417,16 +410,8 @@ class Game:
             call = self._callers[name] = self._caller(name, self.memo.plan(name))
         return call(args)
 
-    def function_caller(self, name: str):
-        """``call(args)``, the same as ``call_function(name, args)``: for Python that calls one
-        function many times (a movement search asks a cost at every hex)."""
-        call = self._callers.get(name)
-        if call is None:
-            call = self._callers[name] = self._caller(name, self.memo.plan(name))
-        return call
-
     def search_caller(self, name: str):
-        """``call(args)`` for a built-in's search: like :meth:`function_caller`, but memoised
+        """``call(args)`` for a built-in's search: like :meth:`call_function`, but memoised
         even when the function is cheap (:meth:`Memo.search_plan`), as a search asks it the
         same questions search after search."""
         call = self._search_callers.get(name)

@@ -38,8 +38,6 @@ __all__ = [
     "ring",
     "within",
     "triangles",
-    "crossed_hexes",
-    "line_clear",
 ]
 
 #: The six axial directions, in the fixed order every neighbour list follows.
@@ -393,23 +391,3 @@ class Board:
             if ch not in " -"
         )
         return cls("mask", hexes, parity)
-
-
-# ---------------------------------------------------------------------------
-# Line of sight moved to hexlore.runtime.sight
-# ---------------------------------------------------------------------------
-
-_MOVED_TO_SIGHT = ("crossed_hexes", "line_clear")
-
-
-def __getattr__(name: str):
-    """Keep ``from hexlore.runtime.grid import crossed_hexes, line_clear`` working.
-
-    Resolved lazily because :mod:`.sight` imports this module (an eager import here
-    would be circular whichever module is imported first).
-    """
-    if name in _MOVED_TO_SIGHT:
-        from . import sight
-
-        return getattr(sight, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

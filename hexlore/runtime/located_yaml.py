@@ -249,16 +249,8 @@ def _schema_path(name: str = "scenario.schema.json") -> Path:
 
     ``name``: the schema file (scenarios, campaign sheets and campaigns each have one).
     """
-    import hexlore
-
-    candidates: list[Path] = []
-    pkg_file = getattr(hexlore, "__file__", None)
-    if pkg_file:
-        candidates.append(Path(pkg_file).parent / "scenarios" / "schema" / name)
-    # Namespace package (no __init__.py): look at each of its directories.
-    for entry in getattr(hexlore, "__path__", []):
-        candidates.append(Path(entry) / "scenarios" / "schema" / name)
-    candidates.append(Path(__file__).resolve().parents[2] / "scenarios" / "schema" / name)
+    package = next(p for p in Path(__file__).resolve().parents if p.name == "hexlore")  # the package
+    candidates = [package / "scenarios" / "schema" / name, package.parent / "scenarios" / "schema" / name]
     for candidate in candidates:
         if candidate.is_file():
             return candidate

@@ -471,6 +471,3 @@ def _touches(token: Token, reads: frozenset) -> bool:
         return any(t in reads for t in token)
     return token in reads
 
-
-def _nothing() -> None:
-    pass

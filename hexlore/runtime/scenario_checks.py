@@ -22,9 +22,9 @@ from ..compiler.model import RuleSet
 from ..compiler.types import Type
 from ..compiler.usage import OCCUPANCY_RULE
 from ..dsl.diagnostics import Diagnostic, did_you_mean, error
-from .game import UNKNOWN_FIELD, Game, RuntimeRuleError
+from .game import Game, RuntimeRuleError
 from .grid import Hex
-from .scenario_model import Scenario, ScenarioTest
+from .scenario_model import UNKNOWN_FIELD, Scenario, ScenarioTest
 
 __all__ = ["OCCUPANCY_RULE", "check_against_rules"]
 

@@ -24,6 +24,15 @@ UNKNOWN_IN_TEST = "S008"
 TWO_TERRAINS = "S009"
 NO_OWN_EDGE = "S010"
 
+# Scenario problems found against the packs while the game is set up (docs/diagnostics.md).
+WRONG_VALUE = "S101"
+UNKNOWN_UNIT_TYPE = "S103"
+UNKNOWN_TERRAIN = "S104"
+UNKNOWN_DEFINITION = "S105"
+NO_DECK_FIELD = "S106"
+UNKNOWN_OPTION = "S108"
+UNKNOWN_FIELD = "S109"
+
 
 @dataclass(frozen=True)
 class UnitPlacement:

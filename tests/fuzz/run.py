@@ -15,6 +15,7 @@ that makes them. The last line is a summary to paste into the README.
 from __future__ import annotations
 
 import argparse
+import importlib
 import multiprocessing
 import os
 import random
@@ -43,7 +44,7 @@ class Hang(Exception):
     pass
 
 
-def _alarm(signum, frame):
+def _alarm(_signum, _frame):
     raise Hang()
 
 
@@ -65,8 +66,8 @@ def check_one(path: Path, kind: str, play: bool) -> None:
 
 def worker(args) -> dict:
     seed, start, stop, play_every, out = args
-    from hexlore.runtime.located_yaml import compose  # noqa: F401  (import before the limit)
-    import hexlore.api  # noqa: F401
+    for module in ("hexlore.runtime.located_yaml", "hexlore.api"):  # imported before the limit
+        importlib.import_module(module)
 
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
     signal.signal(signal.SIGPROF, _alarm)

@@ -1,0 +1,33 @@
+"""What every terminal command prints through: text from files made safe for rich, and the
+diagnostics report with its exit code. Shared by ``cli``, ``cli_analysis`` and ``play`` so
+that none of them imports another for it."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+from rich.markup import escape as _markup_escape
+
+from . import report
+from .dsl.diagnostics import Diagnostic, printable
+
+
+def escape(text: str) -> str:
+    """Text from packs and files, safe to print with rich: markup escaped, and every control
+    character a terminal would act on shown as an escape (docs/diagnostics.md, issue 13)."""
+    return _markup_escape(printable(str(text), newlines=True))
+
+
+def print_diagnostics(diagnostics: list[Diagnostic], sources: dict, fmt: str, strict: bool = False,
+                      output=None) -> int:
+    """Print (or write to ``output``) the report; return the exit code it calls for."""
+    fmt = report.choose_format(fmt)
+    stream = output or sys.stdout
+    text = report.render(diagnostics, sources, fmt, colour=output is None and report.use_colour(stream))
+    if text or fmt in ("json", "sarif"):
+        click.echo(text, file=output)
+    if fmt == "text" and diagnostics:
+        sys.stdout.flush()  # the summary comes after the report even when both go to one pipe
+        click.echo(report.summary(diagnostics), err=True)
+    return report.exit_code(diagnostics, strict)

@@ -1,0 +1,274 @@
+"""Opening scenarios with their packs: where packs are found, the compile cache, variants.
+
+What the public API (:mod:`hexlore.api`), campaigns and sweep workers share; kept apart from
+the API so that those modules import it without importing each other.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .compiler import RuleSet, compile_packs
+from .compiler.packs import PackLoader, bundled_rules_root, inside, resolved
+from .dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
+from .dsl.files import is_dir, is_file, read_source, read_text
+from .runtime.campaign_files import file_kind
+from .runtime.game import Game, ScenarioError
+from .runtime.scenario import NOT_A_SCENARIO, Scenario, load_scenario
+from .runtime.scenario_checks import check_against_rules
+
+NO_SUCH_FILE = "S000"
+UNKNOWN_PACK = "S102"
+PACK_OUTSIDE_TREE = "S118"
+NOT_A_PACK = "S119"
+
+#: Folders searched for packs after the scenario's own, as a PATH-like variable
+#: (``--packs-path`` adds to it for one command).
+PATH_VARIABLE = "HEXLORE_PATH"
+_PACK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def bundled_scenarios_root() -> Path:
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "scenarios", here.parent / "scenarios"):
+        if is_dir(candidate / "schema"):
+            return candidate
+    return here / "scenarios"
+
+
+def resolve_scenario(name: str) -> Path | None:
+    """A scenario path as given, else a bundled scenario (``battlelore/spider_ford``)."""
+    path = Path(name)
+    if is_file(path):
+        return path
+    root = bundled_scenarios_root()
+    for candidate in (root / name, root / f"{name}.yaml", root / f"{name}.yml"):
+        if is_file(candidate):
+            return candidate
+    return None
+
+
+@dataclass
+class Loaded:
+    """A scenario with its compiled packs and every problem found in them.
+
+    With errors, ``scenario`` may be the partial scenario the checks ran on: use ``ok``, not
+    ``scenario is not None``, to know whether it can be played.
+    """
+
+    scenario: Scenario | None
+    rules: RuleSet | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    sources: dict[str, Source] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.scenario is not None and self.rules is not None and \
+            not any(d.is_error for d in self.diagnostics)
+
+
+def unique_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Sorted by file, line, column; one of each (file, place, code, message), the first found.
+
+    Two stages may find the same problem (the loader and the game set-up both see a unit of
+    an unknown side); the first, the loader's, has the better hint.
+    """
+    unique: dict[tuple, Diagnostic] = {}
+    for d in diagnostics:
+        unique.setdefault((d.file, d.span, d.code, d.message), d)
+    return sorted(unique.values(), key=Diagnostic.sort_key)
+
+
+def declared_search_paths() -> list[Path]:
+    """The folders of ``HEXLORE_PATH`` (``--packs-path`` adds to it), in order."""
+    return [Path(p) for p in os.environ.get(PATH_VARIABLE, "").split(os.pathsep) if p]
+
+
+def search_paths_for(scenario_path: Path) -> list[Path]:
+    """Where a scenario's packs are looked for: its own folder, the nearest ``rules/`` folder
+    above it (a project's own packs), the declared search paths, the bundled rules."""
+    paths = [scenario_path.parent]
+    for parent in scenario_path.resolve().parents:
+        if is_dir(parent / "rules"):
+            paths.append(parent / "rules")
+            break
+    paths += declared_search_paths()
+    paths.append(bundled_rules_root())
+    return paths
+
+
+def _pack_exists(request: str, roots: list[Path]) -> bool:
+    """Whether the pack loader can find a request (a ``.lore`` path or a pack name)."""
+    if request.endswith(".lore"):
+        return is_file(request)
+    rel = Path(*request.split("."))
+    return any(is_file((root / rel).with_suffix(".lore")) or is_dir(root / rel) for root in roots)
+
+
+def _refused_pack(written: str, request: str, roots: list[Path]) -> tuple[str, str, str] | None:
+    """(code, message, hint) when a ``packs:`` entry names a file hexlore must not read.
+
+    An entry is a pack name (looked up under the roots) or a relative ``.lore`` path that stays,
+    links followed, inside the scenario's folder or a search path. Nothing else is opened:
+    the message shows the entry as written and none of the target's content.
+    """
+    if written.endswith(".lore"):
+        if Path(written).is_absolute() or not inside(Path(request), resolved(roots)):
+            return (PACK_OUTSIDE_TREE, f"pack file '{written}' lies outside the scenario's folder and the "
+                    "search paths; it is not read",
+                    "put the pack beside the scenario (or in a folder below it), or add its folder to "
+                    "--packs-path or HEXLORE_PATH")
+        return None
+    if not _PACK_NAME.fullmatch(written):
+        return (NOT_A_PACK, f"'{written}' is neither a pack name nor a .lore file",
+                "name a pack (battlelore.core) or a .lore file beside the scenario (my_rules.lore)")
+    return None
+
+
+def _pack_problems(scenario: Scenario, requests: list[str], roots: list[Path]) -> list[Diagnostic]:
+    problems = []
+    known: list[str] | None = None
+    for i, (written, request) in enumerate(zip(scenario.packs, requests)):
+        refused = _refused_pack(written, request, roots)
+        if refused:
+            code, message, hint = refused
+            problems.append(error(code, message, scenario.path, scenario.span_of("packs", i), hint))
+            continue
+        if _pack_exists(request, roots):
+            continue
+        if written.endswith(".lore"):
+            message = f"no pack file '{written}'"
+            hint = f"looked for {request}: paths of .lore files are relative to the scenario"
+        else:
+            known = PackLoader(roots).known_pack_names() if known is None else known
+            guess = did_you_mean(written, known)
+            message = f"no pack named '{written}'"
+            hint = f"did you mean '{guess}'?" if guess else \
+                f"packs are looked up in: {', '.join(str(r) for r in roots)}"
+        problems.append(error(UNKNOWN_PACK, message, scenario.path, scenario.span_of("packs", i), hint))
+    return problems
+
+
+class CompileCache:
+    """Compiled rule sets, reused while the pack files they were compiled from are unchanged.
+
+    Checking a thousand scenarios that use the same packs compiles them once. An entry is
+    keyed on the request (packs, search paths, working directory) and is valid only while
+    every source file it was compiled from still has the same text, so an edited pack is
+    recompiled. Rule sets are read-only for the runtime, so sharing one is safe.
+    """
+
+    def __init__(self, size: int = 64):
+        self.size = size
+        self._entries: OrderedDict[tuple, RuleSet] = OrderedDict()
+        self.compiled = 0  # how many real compilations happened (for tests and benchmarks)
+
+    def get(self, requests: list[str], search_paths: list[Path]) -> RuleSet:
+        key = (tuple(requests), tuple(str(p) for p in search_paths), os.getcwd())
+        rules = self._entries.get(key)
+        if rules is not None and self._fresh(rules):
+            self._entries.move_to_end(key)
+            return rules
+        rules = compile_packs(requests, search_paths, names_only=True)
+        self.compiled += 1
+        self._entries[key] = rules
+        while len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+        return rules
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    @staticmethod
+    def _fresh(rules: RuleSet) -> bool:
+        for path, source in rules.sources.items():
+            text, _ = read_text(path)
+            if text != source.text:
+                return False
+        return True
+
+
+#: The cache ``open_scenario`` uses; ``COMPILE_CACHE.clear()`` forgets every entry.
+COMPILE_CACHE = CompileCache()
+
+
+def open_scenario(name: str) -> Loaded:
+    """Load a scenario and compile its packs, and check the one against the other.
+
+    Every problem is reported in one go: the scenario's own, then (when its board and packs
+    are usable and the packs compile) those that need the packs, even if the first found some.
+    """
+    path = resolve_scenario(name)
+    if path is None:
+        return Loaded(None, None, [error(NO_SUCH_FILE, f"no scenario file '{name}'", name, Span(),
+                                         f"bundled scenarios are in {bundled_scenarios_root()}")])
+    kind = yaml_kind(str(path))
+    if kind != "scenario":  # a campaign file or a sheet given where a scenario is wanted
+        hint = ("play a campaign with 'hexlore campaign FILE'" if kind == "campaign" else
+                "a sheet is played through the campaign that names it: 'hexlore campaign CAMPAIGN'")
+        loaded = Loaded(None, None, [error(NOT_A_SCENARIO, f"this is a {kind} file, not a scenario", str(path),
+                                           Span(), hint)])
+        try:
+            loaded.sources[str(path)] = read_source(path)
+        except (OSError, UnicodeDecodeError):
+            pass
+        return loaded
+    scenario, diags = load_scenario(path, partial=True)
+    loaded = Loaded(scenario, None, list(diags))
+    if scenario is None:
+        try:
+            loaded.sources[str(path)] = read_source(path)
+        except (OSError, UnicodeDecodeError):
+            pass
+        return loaded
+    loaded.sources[scenario.path] = scenario.source
+    requests = [str(path.parent / p) if p.endswith(".lore") else p for p in scenario.packs]
+    roots = search_paths_for(path)
+    missing = _pack_problems(scenario, requests, roots)
+    if missing:  # the other packs' names would be reported as unknown too: stop here
+        loaded.diagnostics.extend(missing)
+        return loaded
+    rules = COMPILE_CACHE.get(requests, roots)
+    loaded.rules = rules
+    loaded.sources.update(rules.sources)
+    loaded.diagnostics.extend(rules.diagnostics)
+    if rules.ok:
+        loaded.diagnostics.extend(check_against_rules(rules, scenario))
+    loaded.diagnostics = unique_diagnostics(loaded.diagnostics)
+    return loaded
+
+
+def open_variant(name: str, extra_packs: list[str] | tuple[str, ...] = ()) -> Loaded:
+    """Load a scenario with more packs after its own (a variant: packs that ``override``)."""
+    loaded = open_scenario(name)
+    if not extra_packs or not loaded.ok:
+        return loaded
+    path = Path(loaded.scenario.path)
+    missing = [p for p in extra_packs if not Path(p).is_file()]
+    if missing:
+        loaded.diagnostics.append(error(NO_SUCH_FILE, f"no pack file '{missing[0]}'", missing[0], Span(),
+                                        "a variant is a .lore pack that overrides definitions"))
+        return loaded
+    requests = [str(path.parent / p) if p.endswith(".lore") else p for p in loaded.scenario.packs]
+    rules = compile_packs(requests + [str(Path(p).resolve()) for p in extra_packs], search_paths_for(path))
+    loaded.rules = rules
+    loaded.sources.update(rules.sources)
+    loaded.diagnostics = list(rules.diagnostics)  # the base compiled cleanly: its notes are superseded
+    if rules.ok:
+        try:
+            Game(rules, loaded.scenario)
+        except ScenarioError as exc:
+            loaded.diagnostics.extend(exc.diagnostics)
+    return loaded
+
+
+def yaml_kind(path: str) -> str:
+    """``scenario``, ``campaign`` or ``sheet``: what a YAML file is, from its top-level format key."""
+    text, _ = read_text(path)
+    if text is None:
+        return "scenario"  # the scenario loader reports why it cannot be read
+    return file_kind(text)
