@@ -3,7 +3,7 @@
     python benchmarks/bench_interpreter.py [--games N] [--against REV]
 
 Each scenario plays seeds 0..N-1 with random players, twice: with the memo of pure functions
-(hexlore/runtime/memo.py) and without it (``Game.memoise = False``), alternating game by game
+(hexlore/runtime/engine/memo.py) and without it (``Game.memoise = False``), alternating game by game
 so both share the machine's load alike; the logs of the two runs must be the same bytes. With
 ``--against REV`` (a git revision, e.g. the commit before an optimisation) the interpreter of
 that revision plays the same games on the same packs in other processes, alternating with
@@ -42,7 +42,7 @@ SCENARIOS = [
 CHILD = r"""
 import hashlib, io, json, sys, time
 from hexlore.api import open_scenario
-from hexlore.runtime.game import Game
+from hexlore.runtime.engine.game import Game
 path, sides, first, count = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3]), int(sys.argv[4])
 loaded = open_scenario(path)
 assert loaded.ok, [d.headline() for d in loaded.diagnostics]
@@ -62,7 +62,7 @@ def memo_ratio(path: Path, sides: tuple[str, ...], games: int) -> tuple[float, f
     """Games per second with and without the memo, alternating game by game; same logs?"""
     sys.path.insert(0, str(ROOT))
     from hexlore.api import open_scenario
-    from hexlore.runtime.game import Game
+    from hexlore.runtime.engine.game import Game
 
     loaded = open_scenario(str(path))
     assert loaded.ok, [d.headline() for d in loaded.diagnostics]

@@ -30,8 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
-from hexlore.runtime import movement as mv  # noqa: E402
-from hexlore.runtime.grid import Board, Hex  # noqa: E402
+from hexlore.runtime.geometry import movement as mv  # noqa: E402
+from hexlore.runtime.geometry.grid import Board, Hex  # noqa: E402
 
 
 def timed(fn, repeat: int, rounds: int = 3) -> float:
@@ -135,7 +135,7 @@ def growth(sizes: list[int]) -> None:
 
 def through_lore(repeat: int) -> None:
     from hexlore.api import open_scenario
-    from hexlore.runtime.game import Game
+    from hexlore.runtime.engine.game import Game
 
     loaded = open_scenario(str(ROOT / "scenarios" / "geometry" / "movement.yaml"))
     assert loaded.ok, [d.headline() for d in loaded.diagnostics]

@@ -27,7 +27,7 @@ from pathlib import Path
 import icepool
 
 from hexlore.api import open_scenario
-from hexlore.runtime.odds import ActionCall, Question, enumerate_odds, sample_odds
+from hexlore.runtime.analysis.odds import ActionCall, Question, enumerate_odds, sample_odds
 
 # the spider (green) at F8 with seven rows behind it, a blue foot troop at F9
 SCENARIO = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "odds" / "spider_attack.yaml"

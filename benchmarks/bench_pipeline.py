@@ -17,7 +17,7 @@ from pathlib import Path
 from hexlore.api import open_scenario
 from hexlore.compiler import compile_packs
 from hexlore.dsl.parser import lark_parser
-from hexlore.runtime.game import Game
+from hexlore.runtime.engine.game import Game
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -33,8 +33,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hexlore.runtime import sight  # noqa: E402
-from hexlore.runtime.grid import Board, Hex  # noqa: E402
+from hexlore.runtime.geometry import sight  # noqa: E402
+from hexlore.runtime.geometry.grid import Board, Hex  # noqa: E402
 
 # ---------------------------------------------------------------------------
 # references

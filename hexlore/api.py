@@ -16,12 +16,13 @@ from .dsl.files import is_dir, is_file
 from .loading import (COMPILE_CACHE, NO_SUCH_FILE, PATH_VARIABLE, CompileCache, Loaded,  # noqa: F401 (public)
                       bundled_scenarios_root, declared_search_paths, open_scenario, open_variant, resolve_scenario,
                       search_paths_for, unique_diagnostics, yaml_kind)
-from .runtime.game import Game, GameResult, RuntimeRuleError
+from .runtime.engine.game import Game, GameResult, RuntimeRuleError
 from .render import board_svg
-from .runtime.policies import Policy
-from .runtime.testing import TestOutcome, run_scenario_tests
+from .runtime.engine.policies import Policy
+from .runtime.analysis.scenario_tests import TestOutcome, run_scenario_tests
 from . import campaign as campaigns, sweep_backends as backends
-from .runtime import odds as engine, sweep as stats
+from .runtime.analysis import odds as engine
+from .runtime.analysis import sweep as stats
 
 __all__ = ["Loaded", "open_scenario", "check", "run", "render", "test", "compile_packs", "bundled_scenarios_root",
            "resolve_scenario", "Game", "CompileCache", "COMPILE_CACHE", "unique_diagnostics", "PATH_VARIABLE",

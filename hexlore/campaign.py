@@ -25,10 +25,10 @@ from .loading import Loaded, bundled_scenarios_root, declared_search_paths, open
 from .compiler.packs import inside, resolved
 from .dsl.files import is_file, read_source
 from .dsl.diagnostics import Diagnostic, Source, did_you_mean, error
-from .runtime.campaign_files import (Adventure, Campaign, Sheet, dump_sheet, load_campaign, load_sheet,
+from .runtime.scenarios.campaign_files import (Adventure, Campaign, Sheet, dump_sheet, load_campaign, load_sheet,
                                      write_atomically)
-from .runtime.cast import CampaignUnit, Cast, stored
-from .runtime.game import Game, GameResult, RuntimeRuleError, ScenarioError
+from .runtime.engine.cast import CampaignUnit, Cast, stored
+from .runtime.engine.game import Game, GameResult, RuntimeRuleError, ScenarioError
 
 __all__ = ["AdventureResult", "CampaignUsageError", "OpenedCampaign", "check_campaign", "check_sheet",
            "open_campaign", "play_campaign"]

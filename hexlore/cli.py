@@ -19,7 +19,7 @@ from .cli_analysis import odds as _odds, sweep as _sweep
 from .cli_output import escape, print_diagnostics
 from .dsl.diagnostics import json_safe, printable
 from .play import Abandoned, GameWatch, HumanPolicy, terminal_reader
-from .runtime.policies import POLICY_NAMES
+from .runtime.engine.policies import POLICY_NAMES
 
 
 

@@ -131,7 +131,7 @@ def _plot_odds(plt, result, path: str) -> None:
         values = [float(p) for p in marginal.values()]
         errors = None
         if not result.exact:
-            from .runtime.stats import wilson
+            from .runtime.analysis.stats import wilson
             bounds = [wilson(round(p * result.enumerated), result.enumerated) for p in values]
             errors = [[v - lo for v, (lo, _) in zip(values, bounds)], [hi - v for v, (_, hi) in zip(values, bounds)]]
         ax.bar(labels, values, yerr=errors, color="#4c72b0", capsize=3)

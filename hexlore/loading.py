@@ -16,10 +16,10 @@ from .compiler import RuleSet, compile_packs
 from .compiler.packs import PackLoader, bundled_rules_root, inside, resolved
 from .dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
 from .dsl.files import is_dir, is_file, read_source, read_text
-from .runtime.campaign_files import file_kind
-from .runtime.game import Game, ScenarioError
-from .runtime.scenario import NOT_A_SCENARIO, Scenario, load_scenario
-from .runtime.scenario_checks import check_against_rules
+from .runtime.scenarios.campaign_files import file_kind
+from .runtime.engine.game import Game, ScenarioError
+from .runtime.scenarios.loader import NOT_A_SCENARIO, Scenario, load_scenario
+from .runtime.analysis.scenario_checks import check_against_rules
 
 NO_SUCH_FILE = "S000"
 UNKNOWN_PACK = "S102"

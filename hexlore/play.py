@@ -1,6 +1,6 @@
 """A human at the terminal plays a side: ``hexlore run SCENARIO --policy north=human``.
 
-The runtime asks every decision of a policy (hexlore/runtime/policies.py); this one asks the
+The runtime asks every decision of a policy (hexlore/runtime/engine/policies.py); this one asks the
 person at the keyboard. It lives with the CLI, not the runtime, because it reads and writes
 the terminal. Before each question it prints what happened since the last one, read from
 the game's event log (:class:`GameWatch`), so the player sees the dice, moves and losses
@@ -21,7 +21,7 @@ from typing import IO
 from rich.console import Console
 
 from .cli_output import escape
-from .runtime.policies import Decision, Policy
+from .runtime.engine.policies import Decision, Policy
 
 
 

@@ -18,8 +18,8 @@ import math
 from collections import Counter
 from xml.sax.saxutils import escape, quoteattr
 
-from .runtime.grid import Hex
-from .runtime.state import GameState
+from .runtime.geometry.grid import Hex
+from .runtime.engine.state import GameState
 
 #: terrain fills, the most common terrain first (plain ground stays pale)
 TERRAIN_COLOURS = ("#f3efe2", "#9cc58a", "#c9b48a", "#8fb3d9", "#b7a1c9", "#d99c8f", "#a9a9a9",

@@ -3,7 +3,7 @@
 A sweep is cut into chunks of game indices; each chunk is a task ``(job, indices)`` that any
 worker can run, because a :class:`SweepJob` carries the scenario, the variant packs and the
 text of every non-bundled file they read. A worker loads (and caches) the rules once, plays
-its games and sends back small :class:`~hexlore.runtime.sweep.GameRecord` values. Seeds come
+its games and sends back small :class:`~hexlore.runtime.analysis.sweep.GameRecord` values. Seeds come
 from the game index, so the records, and the summary, are the same for any number of workers
 and either backend.
 """
@@ -20,7 +20,7 @@ from typing import Callable
 
 from .compiler.packs import bundled_rules_root
 from .loading import open_variant
-from .runtime.sweep import GameRecord, play_games
+from .runtime.analysis.sweep import GameRecord, play_games
 
 BACKENDS = ("local", "ray")
 

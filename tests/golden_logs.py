@@ -43,7 +43,7 @@ def playable_scenarios() -> list[str]:
 def log_digests(scenario: str, seeds: range) -> list[str]:
     """The digest of each seed's log, as ``hexlore run`` writes it."""
     from hexlore import api
-    from hexlore.runtime.game import Game, RuntimeRuleError
+    from hexlore.runtime.engine.game import Game, RuntimeRuleError
 
     loaded = api.open_scenario(str(ROOT / scenario))
     out = []

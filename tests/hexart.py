@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hexlore.runtime.grid import Board, Hex
+from hexlore.runtime.geometry.grid import Board, Hex
 
 
 def _shifted(r: int, parity: str) -> bool:

@@ -22,7 +22,7 @@ CHUNK = 64
 _PRELUDE = textwrap.dedent(f"""\
     import sys, time
     from pathlib import Path
-    from hexlore.runtime import campaign_files as cf
+    from hexlore.runtime.scenarios import campaign_files as cf
 
     ready = sys.argv[1]
     cf.CHUNK = {CHUNK}

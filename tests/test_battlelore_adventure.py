@@ -10,7 +10,7 @@ import pytest
 
 from conftest import ROOT
 from hexlore.api import open_scenario
-from hexlore.runtime.game import Game
+from hexlore.runtime.engine.game import Game
 
 ADVENTURE = ROOT / "scenarios" / "battlelore" / "ford_campaign" / "haunted_crossing.yaml"
 RANDOM = {"north": "random", "south": "random"}

@@ -30,7 +30,7 @@ import yaml
 from conftest import ROOT
 from midwrite import CHUNK, kill_mid_write
 from hexlore import api
-from hexlore.runtime.campaign_files import load_sheet
+from hexlore.runtime.scenarios.campaign_files import load_sheet
 
 FOLDER = ROOT / "scenarios" / "battlelore" / "ford_campaign"
 CAMPAIGN = "heroes.campaign.yaml"

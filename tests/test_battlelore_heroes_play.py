@@ -23,8 +23,8 @@ import pytest
 
 from conftest import ROOT
 from hexlore.compiler import compile_packs
-from hexlore.runtime.game import Game
-from hexlore.runtime.scenario import load_scenario
+from hexlore.runtime.engine.game import Game
+from hexlore.runtime.scenarios.loader import load_scenario
 
 HEROES = ROOT / "scenarios" / "battlelore" / "heroes_activation.yaml"
 SEEDS = range(20)

@@ -21,12 +21,12 @@ from midwrite import CHUNK, kill_mid_write
 from hexlore import api
 from hexlore.campaign import CampaignUsageError, _cast, open_campaign
 from hexlore.cli import main
-from hexlore.runtime import campaign_files
-from hexlore.runtime.cast import stored
-from hexlore.runtime.campaign_files import dump_sheet, file_kind, load_sheet, load_sheet_text, write_atomically
-from hexlore.runtime.game import Game, RuntimeRuleError
-from hexlore.runtime.scenario import load_scenario
-from hexlore.runtime.snapshot import StateSnapshot
+from hexlore.runtime.scenarios import campaign_files
+from hexlore.runtime.engine.cast import stored
+from hexlore.runtime.scenarios.campaign_files import dump_sheet, file_kind, load_sheet, load_sheet_text, write_atomically
+from hexlore.runtime.engine.game import Game, RuntimeRuleError
+from hexlore.runtime.scenarios.loader import load_scenario
+from hexlore.runtime.engine.snapshot import StateSnapshot
 
 PACK_DIR = ROOT / "tests" / "fixtures" / "campaign"
 CAMPAIGN = "two_fords.campaign.yaml"

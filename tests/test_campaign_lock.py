@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from hexlore import campaign as campaign_module
-from hexlore.runtime.campaign_files import load_sheet
+from hexlore.runtime.scenarios.campaign_files import load_sheet
 
 from bounded import ROOT, run_bounded
 

@@ -22,8 +22,8 @@ import os
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hexlore.runtime import sight
-from hexlore.runtime.grid import (
+from hexlore.runtime.geometry import sight
+from hexlore.runtime.geometry.grid import (
     DIRECTIONS,
     Board,
     Hex,

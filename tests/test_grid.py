@@ -1,4 +1,4 @@
-"""Tests for hexlore.runtime.grid: boards, labels, sections, line of sight, movement."""
+"""Tests for hexlore.runtime.geometry.grid: boards, labels, sections, line of sight, movement."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hexlore.runtime.grid import DIRECTIONS, Board, Hex
-from hexlore.runtime.sight import crossed_hexes, line_clear
-from hexlore.runtime.movement import reachable
+from hexlore.runtime.geometry.grid import DIRECTIONS, Board, Hex
+from hexlore.runtime.geometry.sight import crossed_hexes, line_clear
+from hexlore.runtime.geometry.movement import reachable
 
 BL = Board.battlelore()
 HEX5 = Board.hexagon(5)

@@ -66,7 +66,7 @@ def test_a_bomb_in_a_sheet_is_refused_by_campaign_and_check(tmp_path):
 
 
 def test_too_many_units_is_one_short_error_without_validating_each():
-    from hexlore.runtime.scenario import load_scenario_text
+    from hexlore.runtime.scenarios.loader import load_scenario_text
 
     units = "".join(f"  - {{id: u{i}, type: foot_green, side: sideways}}\n" for i in range(10_001))
     scenario, diagnostics = load_scenario_text(HEAD + "units:\n" + units, "many.yaml")
@@ -77,6 +77,6 @@ def test_too_many_units_is_one_short_error_without_validating_each():
 
 def test_the_schema_holds_the_documented_unit_limit():
     from hexlore.dsl.limits import MAX_UNITS
-    from hexlore.runtime.scenario import scenario_schema
+    from hexlore.runtime.scenarios.loader import scenario_schema
 
     assert scenario_schema()["properties"]["units"]["maxItems"] == MAX_UNITS

@@ -140,3 +140,23 @@ def test_no_eval_exec_or_unsafe_yaml():
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"\b(eval|exec)\(", text), path
         assert "yaml.load(" not in text and "yaml.unsafe_load" not in text, path
+
+
+#: the rooms of the runtime, lowest first: each imports only rooms before it. Scenario tests and
+#: checks sit in ``analysis``, not ``scenarios``: they play games, so they stand on the engine.
+ROOMS = ("geometry", "scenarios", "engine", "analysis")
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_runtime_rooms_import_one_way(room):
+    later = tuple(f"hexlore.runtime.{other}" for other in ROOMS[ROOMS.index(room) + 1:])
+    offenders = [f"{path.relative_to(ROOT)} imports {imported}"
+                 for path in (PACKAGE / "runtime" / room).rglob("*.py")
+                 for imported in imports_of(path) if later and imported.startswith(later)]
+    assert offenders == []
+
+
+def test_every_runtime_module_lives_in_a_room():
+    loose = [p.name for p in (PACKAGE / "runtime").glob("*.py") if p.name != "__init__.py"]
+    rooms = sorted(p.name for p in (PACKAGE / "runtime").iterdir() if (p / "__init__.py").is_file())
+    assert loose == [] and rooms == sorted(ROOMS)

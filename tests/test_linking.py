@@ -14,8 +14,8 @@ import weakref
 
 from conftest import ROOT
 from hexlore.compiler import compile_packs
-from hexlore.runtime.game import Game
-from hexlore.runtime.scenario import load_scenario
+from hexlore.runtime.engine.game import Game
+from hexlore.runtime.scenarios.loader import load_scenario
 
 FORD = ROOT / "scenarios" / "battlelore" / "spider_ford.yaml"
 

@@ -1,4 +1,4 @@
-"""Memoised pure functions (hexlore/runtime/memo.py) change no game: same answers, same logs.
+"""Memoised pure functions (hexlore/runtime/engine/memo.py) change no game: same answers, same logs.
 
 A memo answers a function call from an earlier call with the same arguments until the game
 changes something the function reads. These tests change exactly those things between two
@@ -15,9 +15,9 @@ import pytest
 from conftest import ROOT
 from hexlore.api import open_scenario
 from hexlore.compiler import compile_packs
-from hexlore.runtime.game import Game
-from hexlore.runtime.memo import ANY, LISTS, POSITIONS, function_reads
-from hexlore.runtime.scenario import load_scenario_text
+from hexlore.runtime.engine.game import Game
+from hexlore.runtime.engine.memo import ANY, LISTS, POSITIONS, function_reads
+from hexlore.runtime.scenarios.loader import load_scenario_text
 
 PACK = """pack demo.memo
 fields unit { hp: int = 3, tag: int = 0 }
@@ -136,7 +136,7 @@ def test_a_memoised_answer_is_the_answer(demo, procedure, args, expected):
 
 
 def test_move_options_and_move_path_share_a_search_until_a_unit_moves(demo, monkeypatch):
-    from hexlore.runtime import movement
+    from hexlore.runtime.geometry import movement
     searches = []
     search = movement.search
     monkeypatch.setattr(movement, "search", lambda *a, **k: searches.append(1) or search(*a, **k))

@@ -3,7 +3,7 @@
 Each fixture in ``tests/fixtures/geometry/movement/`` is a text file a reader can check by
 eye: ``key: value`` settings, a ``board:`` drawing (see ``tests/hexart.py``) and an
 ``expected:`` drawing of the answer. The test computes the answer with
-``hexlore.runtime.movement``, draws it the same way and compares the two drawings; on a
+``hexlore.runtime.geometry.movement``, draws it the same way and compares the two drawings; on a
 mismatch it prints the drawing it got.
 
 Marks on ``board:`` drawings (one vocabulary for every fixture):
@@ -43,8 +43,8 @@ from pathlib import Path
 import pytest
 
 from hexart import parse_art, render_art
-from hexlore.runtime import movement as mv
-from hexlore.runtime.grid import Board, Hex
+from hexlore.runtime.geometry import movement as mv
+from hexlore.runtime.geometry.grid import Board, Hex
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "geometry" / "movement"
 ART_KEYS = ("board", "expected", "path")

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from hexlore.compiler import compile_packs
-from hexlore.runtime.game import Game, RuntimeRuleError
-from hexlore.runtime.scenario import load_scenario_text
+from hexlore.runtime.engine.game import Game, RuntimeRuleError
+from hexlore.runtime.scenarios.loader import load_scenario_text
 
 PACK = """pack demo.moves
 use battlelore.core

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hexlore.runtime import movement as mv
-from hexlore.runtime.grid import Board, Hex
+from hexlore.runtime.geometry import movement as mv
+from hexlore.runtime.geometry.grid import Board, Hex
 
 settings.register_profile(
     "movement", max_examples=150, deadline=None, derandomize=True,

@@ -13,10 +13,10 @@ from click.testing import CliRunner
 
 from hexlore import api
 from hexlore.cli import main
-from hexlore.runtime.dice import Roller
-from hexlore.runtime.game import Game, dump_log
-from hexlore.runtime.snapshot import Replayer
-from hexlore.runtime.testing import action_args, apply_given
+from hexlore.runtime.engine.dice import Roller
+from hexlore.runtime.engine.game import Game, dump_log
+from hexlore.runtime.engine.snapshot import Replayer
+from hexlore.runtime.analysis.scenario_tests import action_args, apply_given
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "odds"
 SPIDER = str(FIXTURES / "spider_attack.yaml")

@@ -14,7 +14,7 @@ import icepool
 import pytest
 
 from hexlore import api
-from hexlore.runtime.dice import Roller, canonical, face_groups, multiset_count, multisets
+from hexlore.runtime.engine.dice import Roller, canonical, face_groups, multiset_count, multisets
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "odds"
 SKIRMISH = str(FIXTURES / "skirmish_rolls.yaml")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from conftest import ROOT
-from hexlore.runtime.scenario import load_scenario
+from hexlore.runtime.scenarios.loader import load_scenario
 
 COVERAGE = ROOT / "rules" / "battlelore" / "COVERAGE.md"
 SCENARIOS = ROOT / "scenarios" / "battlelore"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from hexlore.runtime.game import Game, ScenarioError
-from hexlore.runtime.scenario import load_scenario_text
+from hexlore.runtime.engine.game import Game, ScenarioError
+from hexlore.runtime.scenarios.loader import load_scenario_text
 
 PLACING = """
 hexlore: 1

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import ROOT
 from hexlore.api import open_scenario
-from hexlore.runtime.game import Game
+from hexlore.runtime.engine.game import Game
 
 VILLAGE = ROOT / "scenarios" / "skirmish" / "village_raid.yaml"
 PROFILE_AP = {"sk_soldiers": 4, "sk_militia": 4, "sk_archers": 4, "sk_knights": 6, "sk_peasants": 3,

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import ROOT
 from hexlore.api import open_scenario
-from hexlore.runtime.game import Game
+from hexlore.runtime.engine.game import Game
 
 RUINS = ROOT / "scenarios" / "tickclock" / "ruins.yaml"
 RANDOM = {"dawn": "random", "dusk": "random"}

@@ -14,9 +14,9 @@ import pytest
 
 from conftest import ROOT
 from hexlore.compiler import compile_packs
-from hexlore.runtime.game import Game
-from hexlore.runtime.scenario import load_scenario
-from hexlore.runtime.testing import run_test
+from hexlore.runtime.engine.game import Game
+from hexlore.runtime.scenarios.loader import load_scenario
+from hexlore.runtime.analysis.scenario_tests import run_test
 
 SKIRMISH = ROOT / "scenarios" / "westeros" / "skirmish.yaml"
 SCENARIOS = sorted((ROOT / "scenarios" / "westeros").glob("*.yaml"))

@@ -16,8 +16,8 @@ from rich.console import Console
 from hexlore import api
 from hexlore.cli import main
 from hexlore.play import HumanPolicy, PositionView
-from hexlore.runtime.game import Game
-from hexlore.runtime.policies import Decision, Policy
+from hexlore.runtime.engine.game import Game
+from hexlore.runtime.engine.policies import Decision, Policy
 
 SCENARIO = "battlelore/spider_ford"
 

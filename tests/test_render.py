@@ -19,7 +19,7 @@ from conftest import ROOT
 from hexlore import api
 from hexlore.cli import main
 from hexlore.render import board_svg
-from hexlore.runtime.game import Game
+from hexlore.runtime.engine.game import Game
 
 GOLDEN = ROOT / "tests" / "fixtures" / "render"
 SVG = "{http://www.w3.org/2000/svg}"

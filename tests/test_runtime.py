@@ -7,8 +7,8 @@ import io
 import pytest
 
 from conftest import ROOT, compile_text
-from hexlore.runtime.game import Game, RuntimeRuleError
-from hexlore.runtime.scenario import load_scenario, load_scenario_text
+from hexlore.runtime.engine.game import Game, RuntimeRuleError
+from hexlore.runtime.scenarios.loader import load_scenario, load_scenario_text
 
 SPIDER_FORD = ROOT / "scenarios" / "battlelore" / "spider_ford.yaml"
 
@@ -140,7 +140,7 @@ procedure go() { emit ping() }
 
 
 def test_policies_greedy_follows_prefer_and_first_follows_default(battlelore, ford):
-    from hexlore.runtime.policies import Decision, FirstPolicy, GreedyPolicy, RandomPolicy
+    from hexlore.runtime.engine.policies import Decision, FirstPolicy, GreedyPolicy, RandomPolicy
     import random
     d = Decision("x", None, ["a", "b", "c"], ["a", "b", "c"], [1, 5, 5], 2)
     assert GreedyPolicy().choose(d) == 1
@@ -171,7 +171,7 @@ procedure all_big(xs: list of int) -> bool { return all(each x in xs where x > 2
     assert game.call_procedure("all_big", [[3, 1]]) is False
     bad = SMALL.format(pack="demo.misc") + "options: {wanted: sparkly}\n"
     scenario, _ = load_scenario_text(bad, str(tmp_path / "b.yaml"))
-    from hexlore.runtime.game import ScenarioError
+    from hexlore.runtime.engine.game import ScenarioError
     with pytest.raises(ScenarioError) as info:
         Game(rules, scenario)
     assert "no tag or enum value named 'sparkly'" in info.value.diagnostics[0].message
@@ -299,7 +299,7 @@ procedure ok() -> int {{
 ])
 def test_loops_and_lists_of_untrusted_rules_are_bounded(tmp_path, procedure, message, line):
     """A loop that would run for hours, or a list that doubles until memory runs out, stops
-    with a located error (the bounds: hexlore/runtime/linked.py)."""
+    with a located error (the bounds: hexlore/runtime/engine/linked.py)."""
     (tmp_path / "demo").mkdir()
     (tmp_path / "demo" / "greedy.lore").write_text(UNTRUSTED.format())
     from hexlore.compiler import compile_packs

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from conftest import ROOT
 from hexlore import api
-from hexlore.runtime.scenario import load_scenario_text
+from hexlore.runtime.scenarios.loader import load_scenario_text
 
 FIXTURES = ROOT / "tests" / "fixtures" / "errors"
 DOCS = ROOT / "docs" / "diagnostics.md"
@@ -239,7 +239,7 @@ def test_no_mangled_scenario_makes_the_checker_raise(edits, tmp_path):
 
 
 def test_libyaml_and_pure_python_yaml_locate_nodes_alike():
-    from hexlore.runtime import located_yaml as loader
+    from hexlore.runtime.scenarios import located_yaml as loader
 
     if loader._LIBYAML_LOADER is None:
         pytest.skip(reason="this PyYAML was built without libyaml: only the pure-Python loader is used")

@@ -7,8 +7,8 @@ import textwrap
 import pytest
 from jsonschema import Draft202012Validator
 
-from hexlore.runtime.grid import Hex
-from hexlore.runtime.scenario import (
+from hexlore.runtime.geometry.grid import Hex
+from hexlore.runtime.scenarios.loader import (
     Scenario,
     load_scenario,
     load_scenario_text,

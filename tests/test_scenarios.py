@@ -6,8 +6,8 @@ import pytest
 
 from conftest import ROOT
 from hexlore.api import open_scenario
-from hexlore.runtime.campaign_files import file_kind
-from hexlore.runtime.testing import run_test
+from hexlore.runtime.scenarios.campaign_files import file_kind
+from hexlore.runtime.analysis.scenario_tests import run_test
 
 # campaign files and sheets (scenarios/battlelore/campaign/) hold no tests: hexlore test skips them too
 SCENARIOS = sorted(p for p in (ROOT / "scenarios").rglob("*.yaml")

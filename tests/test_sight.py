@@ -1,4 +1,4 @@
-"""Unit tests for hexlore.runtime.sight and the board additions of hexlore.runtime.grid.
+"""Unit tests for hexlore.runtime.geometry.sight and the board additions of hexlore.runtime.geometry.grid.
 
 The golden drawings (test_sight_golden.py) and the properties (test_geometry_properties.py)
 cover the models broadly; these pin down specific cases and contracts.
@@ -10,9 +10,10 @@ from itertools import product
 
 import pytest
 
-from hexlore.runtime import grid, sight
-from hexlore.runtime.grid import Board, Hex, axial_to_offset, offset_to_axial
-from hexlore.runtime.scenario import load_scenario_text
+from hexlore.runtime.geometry import grid
+from hexlore.runtime.geometry import sight
+from hexlore.runtime.geometry.grid import Board, Hex, axial_to_offset, offset_to_axial
+from hexlore.runtime.scenarios.loader import load_scenario_text
 
 BL = Board.battlelore()
 O = Hex(0, 0)
@@ -216,7 +217,7 @@ tests:
 
 def test_a_function_argument_with_the_wrong_arity_is_a_located_rule_error(tmp_path) -> None:
     from conftest import compile_text
-    from hexlore.runtime.testing import run_scenario_tests
+    from hexlore.runtime.analysis.scenario_tests import run_scenario_tests
 
     rules = compile_text(tmp_path, ARITY_PACK, "arity.lore")
     assert rules.ok, [d.headline() for d in rules.diagnostics]

@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 
 from hexart import parse_art, render_art
-from hexlore.runtime import sight
-from hexlore.runtime.grid import Board, Hex
+from hexlore.runtime.geometry import sight
+from hexlore.runtime.geometry.grid import Board, Hex
 
 FIXTURES = sorted((Path(__file__).parent / "fixtures" / "geometry").glob("*.txt"))
 

@@ -22,8 +22,8 @@ from fractions import Fraction
 
 import pytest
 
-from hexlore.runtime.game import Game
-from hexlore.runtime.scenario import load_scenario_text
+from hexlore.runtime.engine.game import Game
+from hexlore.runtime.scenarios.loader import load_scenario_text
 
 SCENARIO = """
 hexlore: 1

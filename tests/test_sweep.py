@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 from hexlore import api
 from hexlore.cli import main
-from hexlore.runtime.game import Game
-from hexlore.runtime.stats import derive_seed, mcnemar_p, mean_interval, wilson
-from hexlore.runtime.sweep import GameRecord, compare, summarize
+from hexlore.runtime.engine.game import Game
+from hexlore.runtime.analysis.stats import derive_seed, mcnemar_p, mean_interval, wilson
+from hexlore.runtime.analysis.sweep import GameRecord, compare, summarize
 from hexlore.sweep_backends import SweepJob, chunks, load_job, make_job, run_chunk
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "odds"

@@ -94,7 +94,7 @@ BUILTINS: dict[str, Builtin] = {b.name: b for b in [
     _b("reachable", [("unit", UNIT), ("budget", INT), ("cost", FN), ("stops", FN)], list_of(HEX),
        doc="Hexes where the unit may end a move: cost(unit, hex) -> int (negative = cannot "
            "enter), stops(unit, hex) -> bool ends the move on entering."),
-    # movement (hexlore/runtime/movement.py); the functions named are:
+    # movement (hexlore/runtime/geometry/movement.py); the functions named are:
     #   cost(unit, hex) -> int (negative = cannot enter), obstacle(unit, from, to) -> bool,
     #   stops(unit, hex) -> bool, passes(unit, other: unit) -> bool, controls(unit, hex) -> bool,
     #   lands(unit, hex) -> bool; zoc is "none", "stop", "forbid" or "enter" (text or symbol)

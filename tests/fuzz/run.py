@@ -66,7 +66,7 @@ def check_one(path: Path, kind: str, play: bool) -> None:
 
 def worker(args) -> dict:
     seed, start, stop, play_every, out = args
-    for module in ("hexlore.runtime.located_yaml", "hexlore.api"):  # imported before the limit
+    for module in ("hexlore.runtime.scenarios.located_yaml", "hexlore.api"):  # imported before the limit
         importlib.import_module(module)
 
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))

@@ -12,11 +12,11 @@ import operator
 from operator import itemgetter
 from typing import Callable
 
-from ..compiler import ir
-from ..compiler.model import DefinitionSpec, FaceSpec, Symbol
-from ..dsl.limits import MAX_INT
-from .linked import LinkerPart, RuleError, XFn, as_number, bounded_list, out_of_range
-from .state import EventRecord, Side, Unit
+from hexlore.compiler import ir
+from hexlore.compiler.model import DefinitionSpec, FaceSpec, Symbol
+from hexlore.dsl.limits import MAX_INT
+from hexlore.runtime.engine.linked import LinkerPart, RuleError, XFn, as_number, bounded_list, out_of_range
+from hexlore.runtime.engine.state import EventRecord, Side, Unit
 
 #: the unit fields the runtime keeps as attributes
 _UNIT_ATTRS = {"id": lambda u: u.id, "type": lambda u: u.definition, "alive": lambda u: u.alive,

@@ -7,7 +7,7 @@ silently rolling.
 
 A pool of dice has no order: random rolls come back in **canonical order** (the order the die
 declares its faces), so the rules see the same list for every throw showing the same faces.
-That is what lets :mod:`hexlore.runtime.odds` enumerate a roll as multisets of faces with
+That is what lets :mod:`hexlore.runtime.analysis.odds` enumerate a roll as multisets of faces with
 multinomial weights instead of as ordered sequences. Forced rolls keep the order the test
 wrote, so a test can still state any order it needs.
 """
@@ -21,7 +21,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Protocol
 
-from ..compiler.model import DieSpec, FaceSpec
+from hexlore.compiler.model import DieSpec, FaceSpec
 
 
 class ForcedRollError(Exception):

@@ -38,7 +38,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 
-from .grid import DIRECTIONS, Board, Hex
+from hexlore.runtime.geometry.grid import DIRECTIONS, Board, Hex
 
 __all__ = [
     "crossed_hexes",

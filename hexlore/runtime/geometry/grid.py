@@ -3,7 +3,7 @@
 Everything here is exact. Hex coordinates are integers and movement costs are integers,
 so two runs of the same game on different machines always agree on what a unit can
 see and where it can go. No floating point is used anywhere in this module. Line of
-sight lives in :mod:`hexlore.runtime.sight` (``crossed_hexes`` and ``line_clear`` are
+sight lives in :mod:`hexlore.runtime.geometry.sight` (``crossed_hexes`` and ``line_clear`` are
 still importable from here, for older callers).
 
 Conventions (see ``docs/geometry.md`` for drawings)

@@ -11,15 +11,15 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Callable
 
-from ..compiler import ir
-from ..dsl.limits import MAX_INT
-from ..compiler.model import FaceSpec
+from hexlore.compiler import ir
+from hexlore.dsl.limits import MAX_INT
+from hexlore.compiler.model import FaceSpec
 
 if TYPE_CHECKING:
-    from ..compiler.model import RuleSet
-    from .game import Game
-    from .memo import Memo
-    from .state import GameState
+    from hexlore.compiler.model import RuleSet
+    from hexlore.runtime.engine.game import Game
+    from hexlore.runtime.engine.memo import Memo
+    from hexlore.runtime.engine.state import GameState
 
 Env = dict
 XFn = Callable[[Env], object]

@@ -12,9 +12,9 @@ from typing import Any
 from hexlore.dsl.limits import MAX_CARDS
 
 from hexlore.dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
-from hexlore.runtime.grid import Board, Hex
-from hexlore.runtime.located_yaml import JsonPath, SpanIndexer, nearest_span
-from hexlore.runtime.scenario_model import (DUPLICATE_NAME, HEX_NOT_ON_BOARD, NO_OWN_EDGE, STACKED, TWO_TERRAINS,
+from hexlore.runtime.geometry.grid import Board, Hex
+from hexlore.runtime.scenarios.located_yaml import JsonPath, SpanIndexer, nearest_span
+from hexlore.runtime.scenarios.model import (DUPLICATE_NAME, HEX_NOT_ON_BOARD, NO_OWN_EDGE, STACKED, TWO_TERRAINS,
                                             UNKNOWN_IN_TEST, UNKNOWN_SIDE, Action, NameSet, Scenario, ScenarioTest,
                                             SideSpec, UnitPlacement, unknown_side_message)
 

@@ -8,9 +8,9 @@ tested after every statement. :func:`run_body` is where stop and return land.
 
 from __future__ import annotations
 
-from ..compiler import ir
-from .linked import Env, LinkerPart, RuleError, SFn, as_number, bounded_list
-from .memo import ANY, field_token
+from hexlore.compiler import ir
+from hexlore.runtime.engine.linked import Env, LinkerPart, RuleError, SFn, as_number, bounded_list
+from hexlore.runtime.engine.memo import ANY, field_token
 
 MAX_REPEAT = 10_000
 

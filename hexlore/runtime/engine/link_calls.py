@@ -13,13 +13,13 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING
 
-from ..compiler import ir
-from .link_statements import run_body
-from .linked import BUDGET, MAX_LIST_ITEMS, LinkerPart, RuleError, XFn, as_number, bounded_list
-from .memo import MISS, SKIP, effect_token
+from hexlore.compiler import ir
+from hexlore.runtime.engine.link_statements import run_body
+from hexlore.runtime.engine.linked import BUDGET, MAX_LIST_ITEMS, LinkerPart, RuleError, XFn, as_number, bounded_list
+from hexlore.runtime.engine.memo import MISS, SKIP, effect_token
 
 if TYPE_CHECKING:
-    from .game import Game
+    from hexlore.runtime.engine.game import Game
 
 
 def _spend_items(items: list, origin: ir.Origin) -> None:

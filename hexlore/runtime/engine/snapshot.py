@@ -1,6 +1,6 @@
 """Snapshots of a game state, restored *in place* so one linked game can replay many times.
 
-Building a :class:`~hexlore.runtime.game.Game` links every rule into closures and sets up every
+Building a :class:`~hexlore.runtime.engine.game.Game` links every rule into closures and sets up every
 hex; the odds engine and Monte Carlo run one short action thousands of times, so they keep one
 game and put its state back before each run. Restoring in place matters: the linked rules and
 the built-in primitives hold references to the state's objects (units, sides, dicts), which
@@ -13,10 +13,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from .game import Game
-from .linked import BUDGET
-from .policies import Script, make_policy
-from .state import GameState
+from hexlore.runtime.engine.game import Game
+from hexlore.runtime.engine.linked import BUDGET
+from hexlore.runtime.engine.policies import Script, make_policy
+from hexlore.runtime.engine.state import GameState
 
 
 def _copy(value):

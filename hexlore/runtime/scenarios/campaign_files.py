@@ -30,12 +30,12 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator
 
-from ..dsl.files import read_text
-from ..dsl.diagnostics import Diagnostic, Source, Span, error
-from .located_yaml import (CANNOT_READ, NOT_A_SCENARIO, JsonPath, SchemaReporter, SpanIndexer, bad_paths,
+from hexlore.dsl.files import read_text
+from hexlore.dsl.diagnostics import Diagnostic, Source, Span, error
+from hexlore.runtime.scenarios.located_yaml import (CANNOT_READ, NOT_A_SCENARIO, JsonPath, SchemaReporter, SpanIndexer, bad_paths,
                            cached_schema, compose, construct, nearest_span, node_span, sorted_diagnostics,
                            syntax_error)
-from .scenario_model import DUPLICATE_NAME
+from hexlore.runtime.scenarios.model import DUPLICATE_NAME
 
 PLAYED_TWICE = "S016"
 

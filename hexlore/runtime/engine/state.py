@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..compiler.model import DefinitionSpec, DieSpec, FaceSpec, Symbol
-from .grid import Board, Hex
+from hexlore.compiler.model import DefinitionSpec, DieSpec, FaceSpec, Symbol
+from hexlore.runtime.geometry.grid import Board, Hex
 
 
 class Unit:

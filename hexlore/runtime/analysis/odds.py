@@ -11,7 +11,7 @@ depends on earlier rolls nest with no special case.
 A roll of ``n`` dice branches over the **multisets** of faces (``C(n+g-1, g-1)`` for ``g``
 distinct faces), not the ``g**n`` sequences, with multinomial weights in exact
 :class:`~fractions.Fraction`. That is sound because the runtime hands the rules every random
-pool in canonical face order (:mod:`hexlore.runtime.dice`): rules cannot see the order of a
+pool in canonical face order (:mod:`hexlore.runtime.engine.dice`): rules cannot see the order of a
 throw. Decisions follow a named policy; a side playing ``random`` is one more chance point
 (each option equally likely). Anything else random inside the action (``shuffle``) cannot
 be enumerated and is reported; ``samples=N`` estimates by seeded Monte Carlo instead.
@@ -27,15 +27,15 @@ from typing import Any
 
 import yaml
 
-from ..compiler.model import DieSpec, FaceSpec, RuleSet
-from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
-from .dice import Roller, chances, multiset_count, multisets
-from .game import Game, RuntimeRuleError
-from .policies import Decision, Policy
-from .snapshot import Replayer, _copy
-from .state import label
-from .stats import derive_seed, wilson
-from .testing import _event_matches, action_args, apply_given
+from hexlore.compiler.model import DieSpec, FaceSpec, RuleSet
+from hexlore.dsl.diagnostics import Diagnostic, Span, did_you_mean, error
+from hexlore.runtime.engine.dice import Roller, chances, multiset_count, multisets
+from hexlore.runtime.engine.game import Game, RuntimeRuleError
+from hexlore.runtime.engine.policies import Decision, Policy
+from hexlore.runtime.engine.snapshot import Replayer, _copy
+from hexlore.runtime.engine.state import label
+from hexlore.runtime.analysis.stats import derive_seed, wilson
+from hexlore.runtime.analysis.scenario_tests import _event_matches, action_args, apply_given
 
 BUDGET_EXCEEDED = "O001"
 BAD_ACTION = "O002"

@@ -18,13 +18,13 @@ A pure rule that fails while being evaluated here is reported as at run time (``
 
 from __future__ import annotations
 
-from ..compiler.model import RuleSet
-from ..compiler.types import Type
-from ..compiler.usage import OCCUPANCY_RULE
-from ..dsl.diagnostics import Diagnostic, did_you_mean, error
-from .game import Game, RuntimeRuleError
-from .grid import Hex
-from .scenario_model import UNKNOWN_FIELD, Scenario, ScenarioTest
+from hexlore.compiler.model import RuleSet
+from hexlore.compiler.types import Type
+from hexlore.compiler.usage import OCCUPANCY_RULE
+from hexlore.dsl.diagnostics import Diagnostic, did_you_mean, error
+from hexlore.runtime.engine.game import Game, RuntimeRuleError
+from hexlore.runtime.geometry.grid import Hex
+from hexlore.runtime.scenarios.model import UNKNOWN_FIELD, Scenario, ScenarioTest
 
 __all__ = ["OCCUPANCY_RULE", "check_against_rules"]
 

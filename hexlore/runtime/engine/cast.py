@@ -15,13 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..dsl.diagnostics import did_you_mean
-from .grid import Hex
-from .scenario_model import UNKNOWN_FIELD, UNKNOWN_IN_TEST, UNKNOWN_SIDE, UNKNOWN_UNIT_TYPE, unknown_side_message
-from .state import Unit, label
+from hexlore.dsl.diagnostics import did_you_mean
+from hexlore.runtime.geometry.grid import Hex
+from hexlore.runtime.scenarios.model import UNKNOWN_FIELD, UNKNOWN_IN_TEST, UNKNOWN_SIDE, UNKNOWN_UNIT_TYPE, unknown_side_message
+from hexlore.runtime.engine.state import Unit, label
 
 if TYPE_CHECKING:
-    from .game import Game
+    from hexlore.runtime.engine.game import Game
 
 NOT_A_CAMPAIGN_FIELD = "S115"
 ID_TAKEN = "S116"

@@ -10,15 +10,17 @@ import weakref
 from collections import Counter
 from typing import TYPE_CHECKING, Callable
 
-from ..compiler import ir
-from ..compiler.model import DefinitionSpec, FaceSpec, Symbol
-from ..compiler.usage import SHARING_RULE
-from . import grid, movement, sight
-from .linked import MAX_LIST_ITEMS, GameOver, RuleError, bounded_list
-from .state import Side, Unit
+from hexlore.compiler import ir
+from hexlore.compiler.model import DefinitionSpec, FaceSpec, Symbol
+from hexlore.compiler.usage import SHARING_RULE
+from hexlore.runtime.geometry import grid
+from hexlore.runtime.geometry import movement
+from hexlore.runtime.geometry import sight
+from hexlore.runtime.engine.linked import MAX_LIST_ITEMS, GameOver, RuleError, bounded_list
+from hexlore.runtime.engine.state import Side, Unit
 
 if TYPE_CHECKING:
-    from .game import Game
+    from hexlore.runtime.engine.game import Game
 
 
 def make_builtins(game: "Game") -> dict[str, Callable]:
@@ -170,7 +172,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
                                     stops=None if never(stops) else lambda h: bool(stops_at([u, h])))
         return sorted(result, key=lambda h: (result[h][0], h.r, h.q))
 
-    # -- movement: searches, teleport, forced moves (hexlore/runtime/movement.py)
+    # -- movement: searches, teleport, forced moves (hexlore/runtime/geometry/movement.py)
     def sharing(u):
         """The pack's sharing rule for ``u`` (``may_share(u, other)``, a runtime hook), or None
         when the packs declare none: then no two units ever stand on one hex after a move."""
@@ -235,7 +237,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
     def move_search(unit, budget, cost, obstacle, stops, passes, controls, zoc):
         """The routes of a unit's move; move_options, move_path and move_spent with the same
         arguments and nothing moved or changed in between (what the functions read) share one
-        search while the rules run (hexlore/runtime/memo.py)."""
+        search while the rules run (hexlore/runtime/engine/memo.py)."""
         if not memo.on:
             return search_routes(unit, budget, cost, obstacle, stops, passes, controls, zoc)
         key = (unit, budget, cost, obstacle, stops, passes, controls, zoc)
@@ -427,7 +429,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         bounded_list(items, None)
 
     def text(value):
-        from .state import label
+        from hexlore.runtime.engine.state import label
         shown = label(value, board)
         return shown if isinstance(shown, str) else str(shown)
 

@@ -12,10 +12,10 @@ than stopping at the first, so an author fixes a file in one round trip:
    sides without an edge of their own (``S010``). This pass also runs on files with
    schema errors, over the parts the schema found sound.
 
-This module runs the passes: the first two with :mod:`hexlore.runtime.located_yaml`, which
-campaign files share, the third in :mod:`hexlore.runtime.scenario_builder`; what it builds
-is in :mod:`hexlore.runtime.scenario_model`. Checks that need the compiled packs (does unit
-type ``giant_spider`` exist?) are in :mod:`hexlore.runtime.scenario_checks`; they locate
+This module runs the passes: the first two with :mod:`hexlore.runtime.scenarios.located_yaml`, which
+campaign files share, the third in :mod:`hexlore.runtime.scenarios.builder`; what it builds
+is in :mod:`hexlore.runtime.scenarios.model`. Checks that need the compiled packs (does unit
+type ``giant_spider`` exist?) are in :mod:`hexlore.runtime.analysis.scenario_checks`; they locate
 their diagnostics with :meth:`Scenario.span_of`.
 """
 
@@ -30,11 +30,11 @@ from jsonschema import Draft202012Validator, ValidationError
 
 from hexlore.dsl.diagnostics import Diagnostic, Source, Span, error
 from hexlore.dsl.files import read_text
-from hexlore.runtime.located_yaml import (CANNOT_READ, NOT_A_SCENARIO, SchemaReporter, SpanIndexer, bad_paths,
+from hexlore.runtime.scenarios.located_yaml import (CANNOT_READ, NOT_A_SCENARIO, SchemaReporter, SpanIndexer, bad_paths,
                                           cached_schema, compose, construct, node_span, sorted_diagnostics,
                                           syntax_error)
-from hexlore.runtime.scenario_builder import ScenarioBuilder
-from hexlore.runtime.scenario_model import Action, NameSet, Scenario, ScenarioTest, SideSpec, UnitPlacement
+from hexlore.runtime.scenarios.builder import ScenarioBuilder
+from hexlore.runtime.scenarios.model import Action, NameSet, Scenario, ScenarioTest, SideSpec, UnitPlacement
 
 __all__ = [
     "Action",

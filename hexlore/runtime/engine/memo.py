@@ -28,10 +28,10 @@ import weakref
 from operator import itemgetter
 from typing import Callable, Iterable
 
-from ..compiler import ir
-from ..compiler.builtins import BUILTINS, PURE
-from ..compiler.model import RuleSet
-from ..compiler.types import FN
+from hexlore.compiler import ir
+from hexlore.compiler.builtins import BUILTINS, PURE
+from hexlore.compiler.model import RuleSet
+from hexlore.compiler.types import FN
 
 ANY = "*"
 POSITIONS = "positions"

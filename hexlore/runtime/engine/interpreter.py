@@ -18,15 +18,15 @@ import dataclasses
 import weakref
 from typing import TYPE_CHECKING, Callable
 
-from ..compiler import ir
-from .link_aggregates import AggregateLinker
-from .link_calls import CallLinker
-from .link_expressions import ExpressionLinker
-from .link_statements import StatementLinker
-from .linked import BUDGET, SFn, XFn
+from hexlore.compiler import ir
+from hexlore.runtime.engine.link_aggregates import AggregateLinker
+from hexlore.runtime.engine.link_calls import CallLinker
+from hexlore.runtime.engine.link_expressions import ExpressionLinker
+from hexlore.runtime.engine.link_statements import StatementLinker
+from hexlore.runtime.engine.linked import BUDGET, SFn, XFn
 
 if TYPE_CHECKING:
-    from .game import Game
+    from hexlore.runtime.engine.game import Game
 
 #: per rule set, the linked closures every game of it can share (kept while the rules live)
 _SHARED: dict[int, tuple[weakref.ref, dict]] = {}

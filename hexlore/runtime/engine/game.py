@@ -13,23 +13,23 @@ import weakref
 from dataclasses import dataclass, field
 from typing import IO, Callable
 
-from ..compiler import ir
-from ..compiler.model import DefinitionSpec, RuleSet
-from ..compiler.types import Type
-from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
-from .builtins import make_builtins
-from .cast import Cast, add_campaign_units
-from .dice import DiceSource, ForcedRollError, Roller
-from .grid import Hex
-from .interpreter import Linker
-from .link_statements import run_body
-from .linked import BUDGET, MAX_LIST_ITEMS, GameOver, RuleError
-from .memo import EVENT, MISS, SKIP, Memo, Plan
-from .policies import Decision, Policy, Script, ScriptError, make_policy
-from .scenario_model import (HEX_NOT_ON_BOARD, NO_DECK_FIELD, UNKNOWN_DEFINITION, UNKNOWN_FIELD, UNKNOWN_IN_TEST,
+from hexlore.compiler import ir
+from hexlore.compiler.model import DefinitionSpec, RuleSet
+from hexlore.compiler.types import Type
+from hexlore.dsl.diagnostics import Diagnostic, Span, did_you_mean, error
+from hexlore.runtime.engine.builtins import make_builtins
+from hexlore.runtime.engine.cast import Cast, add_campaign_units
+from hexlore.runtime.engine.dice import DiceSource, ForcedRollError, Roller
+from hexlore.runtime.geometry.grid import Hex
+from hexlore.runtime.engine.interpreter import Linker
+from hexlore.runtime.engine.link_statements import run_body
+from hexlore.runtime.engine.linked import BUDGET, MAX_LIST_ITEMS, GameOver, RuleError
+from hexlore.runtime.engine.memo import EVENT, MISS, SKIP, Memo, Plan
+from hexlore.runtime.engine.policies import Decision, Policy, Script, ScriptError, make_policy
+from hexlore.runtime.scenarios.model import (HEX_NOT_ON_BOARD, NO_DECK_FIELD, UNKNOWN_DEFINITION, UNKNOWN_FIELD, UNKNOWN_IN_TEST,
                              UNKNOWN_OPTION, UNKNOWN_SIDE, UNKNOWN_TERRAIN, UNKNOWN_UNIT_TYPE, WRONG_VALUE,
                              unknown_side_message)
-from .state import EventRecord, GameState, Side, Unit, label
+from hexlore.runtime.engine.state import EventRecord, GameState, Side, Unit, label
 
 #: what json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False) uses,
 #: made once (json.dumps builds a new encoder at each call when given options)
@@ -117,7 +117,7 @@ class Game:
         self.log_file = log_file
         self.depth = 0
         self.state = GameState(scenario.board)
-        # memoised results of pure functions (hexlore/runtime/memo.py): filled only while
+        # memoised results of pure functions (hexlore/runtime/engine/memo.py): filled only while
         # memo.on (inside guarded); linked code holds the memo's forgetters, so it is never replaced
         self.memo = Memo(rules)
         self._callers: dict = {}
@@ -421,7 +421,7 @@ class Game:
 
     def _caller(self, name: str, plan: Plan | None):
         """How Python calls function ``name`` (built-ins asking for a cost, a test…): through its
-        memo while the rules run (hexlore/runtime/memo.py) as ``plan`` says (None: not memoised).
+        memo while the rules run (hexlore/runtime/engine/memo.py) as ``plan`` says (None: not memoised).
 
         Lists are never memoised: each call must keep returning a list of its own. Calls with a
         list argument (unhashable) or a number that could equal one of another class are not

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..compiler.model import RuleSet
-from ..dsl.diagnostics import Diagnostic, Span, did_you_mean
-from .game import Game, RuntimeRuleError, ScenarioError
-from .grid import Hex
-from .state import label
+from hexlore.compiler.model import RuleSet
+from hexlore.dsl.diagnostics import Diagnostic, Span, did_you_mean
+from hexlore.runtime.engine.game import Game, RuntimeRuleError, ScenarioError
+from hexlore.runtime.geometry.grid import Hex
+from hexlore.runtime.engine.state import label
 
 
 @dataclass

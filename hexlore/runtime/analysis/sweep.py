@@ -13,9 +13,9 @@ import json
 import statistics
 from dataclasses import asdict, dataclass, field
 
-from ..compiler.model import RuleSet
-from .game import Game, RuntimeRuleError
-from .stats import derive_seed, mcnemar_p, mean_interval, wilson
+from hexlore.compiler.model import RuleSet
+from hexlore.runtime.engine.game import Game, RuntimeRuleError
+from hexlore.runtime.analysis.stats import derive_seed, mcnemar_p, mean_interval, wilson
 
 
 @dataclass(frozen=True)

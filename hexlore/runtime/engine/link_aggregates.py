@@ -7,8 +7,8 @@ copying the environment for each evaluation; the others keep the general generat
 
 from __future__ import annotations
 
-from ..compiler import ir
-from .linked import BUDGET, Env, LinkerPart, XFn, as_number
+from hexlore.compiler import ir
+from hexlore.runtime.engine.linked import BUDGET, Env, LinkerPart, XFn, as_number
 
 _UNBOUND = object()
 

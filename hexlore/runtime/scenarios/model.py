@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hexlore.dsl.diagnostics import Source, Span
-from hexlore.runtime.grid import Board, Hex
-from hexlore.runtime.located_yaml import JsonPath, nearest_span
+from hexlore.runtime.geometry.grid import Board, Hex
+from hexlore.runtime.scenarios.located_yaml import JsonPath, nearest_span
 
 # Problems of a scenario's meaning found without the packs (docs/diagnostics.md documents
 # each; S000-S003, the problems of any YAML file, are in located_yaml.py).
