@@ -12,7 +12,7 @@ from pathlib import Path
 from ..dsl.diagnostics import Diagnostic
 from .declare import declare
 from .graph import EventTriggerGraph, build_graph
-from .model import RuleSet
+from .model import RuleSet, dispatch_table
 from .packs import bundled_rules_root, load_packs
 from .usage import check_usage
 
@@ -28,6 +28,7 @@ def compile_packs(requests: list[str], search_paths: list[Path] | None = None,
     """
     loaded = load_packs(requests, search_paths, names_only)
     rules = declare(loaded)
+    rules.dispatch = dispatch_table(rules.triggers)
     graph, graph_diags = build_graph(rules, loaded.skipped)
     rules.graph = graph
     usage = check_usage(loaded, rules, loaded.diagnostics + rules.diagnostics)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from ..dsl.diagnostics import Diagnostic, error, warning
 from . import ir
-from .model import RuleSet, TriggerSpec
+from .model import RuleSet, Timing, TriggerSpec
 
 ENDLESS_CYCLE = "C016"
 EVENT_CYCLE = "W002"
@@ -310,9 +310,7 @@ class CycleCheck:
         self.next = {t.name: sorted({u.name for s in self.sites[t.name] for u in by_event.get(s.event, ())},
                                     key=self._rank) for t in self.triggers}
         self.spec = {t.name: t for t in self.triggers}
-        self.by_dispatch: dict[str, list[TriggerSpec]] = {}
-        for t in rules.triggers:  # dispatch order
-            self.by_dispatch.setdefault(t.event, []).append(t)
+        self.dispatch = rules.dispatch
         self._certain_steps: dict[tuple[str, str], bool] = {}
         self.truncated = False
 
@@ -442,10 +440,11 @@ class CycleCheck:
         t = self.spec[name]
         if _conjuncts(t.guard) or t.optional_by is not None:
             return False
-        rivals = [u for u in self.by_dispatch.get(t.event, ()) if u.timing == "instead"]
-        if t.timing == "on":
+        table = self.dispatch.get(t.event)
+        rivals = table.instead if table else ()
+        if t.timing is Timing.ON:
             return not rivals
-        if t.timing == "instead":
+        if t.timing is Timing.INSTEAD:
             return rivals[0].name == name
         return True
 
@@ -496,7 +495,7 @@ class CycleCheck:
         spec, event = self.spec[t], self.spec[t].event
         if _binds(spec.body, param) or any(
                 isinstance(n, ir.SetLocal) and n.name == param
-                for b in self.by_event.get(event, ()) if b.timing == "before" for st in b.body for n in _walk(st)):
+                for b in self.by_event.get(event, ()) if b.timing is Timing.BEFORE for st in b.body for n in _walk(st)):
             return False
         sites = self.step_sites(t, u)
         bounded_here = all(any(_lower_bound(c, param) for c in s.conditions) for s in sites)

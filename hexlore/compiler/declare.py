@@ -14,7 +14,7 @@ from ..dsl import ast
 from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
 from . import ir
 from .lower import TYPE_MISMATCH, UNDEFINED_NAME, UNKNOWN_FIELD, Context, Lowerer, Scope
-from .model import (DefinitionSpec, DieSpec, EventSpec, FaceSpec, FieldSpec, FunctionSpec, GameSpec,
+from .model import (DefinitionSpec, Timing, DieSpec, EventSpec, FaceSpec, FieldSpec, FunctionSpec, GameSpec,
                     KindSpec, OptionSpec, ParamSpec, ProcedureSpec, RuleSet, Symbol, TableSpec,
                     TraitSpec, TriggerSpec)
 from .names import BUILTIN_KINDS, DUPLICATE, NameTable
@@ -280,7 +280,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
             ctx = ctx_for(pack, file, what=f"trigger '{decl.name}'", event=known, trigger=decl.name)
             body = lowerer.block(ctx, scope, decl.body)
             rules.triggers.append(TriggerSpec(
-                decl.name, decl.timing, decl.event, guard, optional_by, decl.priority, body,
+                decl.name, Timing(decl.timing), decl.event, guard, optional_by, decl.priority, body,
                 tuple(p.name for p in event.params) if event else (), trigger_order,
                 origin(file, decl), pack))
             trigger_order += 1

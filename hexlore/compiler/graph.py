@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ..dsl.diagnostics import Diagnostic, warning
 from .cycles import check_cycles
-from .model import RuleSet
+from .model import RuleSet, Timing
 
 NEVER_FIRES = "W001"
 
@@ -132,8 +132,8 @@ def build_graph(rules: RuleSet, skipped: frozenset[str] | set[str] = frozenset()
 
     for t in rules.triggers:
         g.edges.append(Edge(f"trigger:{t.name}", f"event:{t.event}", "listens"))
-        table = g.dispatch.setdefault(t.event, {"before": [], "instead": [], "on": [], "after": []})
-        table[t.timing].append(t.name)
+    g.dispatch = {event: {timing.value: [t.name for t in getattr(table, timing.value)] for timing in Timing}
+                  for event, table in rules.dispatch.items()}
     for key in sorted(set(calls) | set(emits)):
         for event in sorted(emits.get(key, ())):
             g.edges.append(Edge(node_id(key), f"event:{event}", "emits"))

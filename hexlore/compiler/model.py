@@ -8,6 +8,7 @@ the diagnostics found on the way.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 from ..dsl.diagnostics import Diagnostic, Source
 from . import ir
@@ -147,10 +148,21 @@ class ProcedureSpec:
     pack: str
 
 
+class Timing(str, Enum):
+    """When a trigger runs against its event: ``before`` it is logged (and may change its
+    arguments), ``instead`` of the ``on`` triggers (the first that runs replaces the event),
+    ``on`` it, or ``after`` all of those. A ``str`` so the graph and its JSON keep the words."""
+
+    BEFORE = "before"
+    INSTEAD = "instead"
+    ON = "on"
+    AFTER = "after"
+
+
 @dataclass(frozen=True)
 class TriggerSpec:
     name: str
-    timing: str  # before | instead | on | after
+    timing: Timing
     event: str
     guard: ir.X | None
     optional_by: ir.X | None
@@ -160,6 +172,26 @@ class TriggerSpec:
     order: int
     origin: ir.Origin
     pack: str
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """The triggers that listen to one event, by timing, each group in the order it runs."""
+
+    before: tuple[TriggerSpec, ...] = ()
+    instead: tuple[TriggerSpec, ...] = ()
+    on: tuple[TriggerSpec, ...] = ()
+    after: tuple[TriggerSpec, ...] = ()
+
+
+def dispatch_table(triggers: list[TriggerSpec]) -> dict[str, Dispatch]:
+    """Event name -> its :class:`Dispatch`, triggers kept in the rule set's order. The graph
+    shows this table and the runtime runs it: there is one."""
+    grouped: dict[str, dict[Timing, list[TriggerSpec]]] = {}
+    for t in triggers:
+        grouped.setdefault(t.event, {timing: [] for timing in Timing})[t.timing].append(t)
+    return {event: Dispatch(**{timing.value: tuple(ts) for timing, ts in by.items()})
+            for event, by in grouped.items()}
 
 
 @dataclass(frozen=True)
@@ -207,6 +239,8 @@ class RuleSet:
     functions: dict[str, FunctionSpec] = field(default_factory=dict)
     procedures: dict[str, ProcedureSpec] = field(default_factory=dict)
     triggers: list[TriggerSpec] = field(default_factory=list)
+    #: event -> the triggers that run when it is emitted (:func:`dispatch_table`), set by compile_packs
+    dispatch: dict[str, Dispatch] = field(default_factory=dict)
     game: GameSpec | None = None
     graph: "object | None" = None  # EventTriggerGraph, set by compile_packs
     #: per node ("procedure NAME", "trigger NAME", "game BLOCK"): procedures called, events emitted

@@ -145,10 +145,7 @@ class Game:
             raise ScenarioError(problems)
         self._forget_event = self.memo.forgetter(EVENT)
         self._forget_round = self.memo.forgetter(("game", "round"))
-        self.dispatch = {}
-        for t in rules.triggers:
-            table = self.dispatch.setdefault(t.event, {"before": [], "instead": [], "on": [], "after": []})
-            table[t.timing].append(t)
+        self.dispatch = rules.dispatch
 
     # ------------------------------------------------------------ construction
     def const(self, node: ir.X):
@@ -483,20 +480,20 @@ class Game:
             record = EventRecord(name, args)
             table = self.dispatch.get(name)
             if table:
-                for t in table["before"]:
+                for t in table.before:
                     self._run_trigger(t, record, write_back=True)
             shown = self.shown
             self._record_event(name, {k: shown(v) for k, v in record.args.items()})
             if table:
-                for t in table["instead"]:
+                for t in table.instead:
                     if self._run_trigger(t, record):
                         record.replaced = True
                         self._forget_event()
                         break
                 if not record.replaced:
-                    for t in table["on"]:
+                    for t in table.on:
                         self._run_trigger(t, record)
-                for t in table["after"]:
+                for t in table.after:
                     self._run_trigger(t, record)
             return record
         finally:
