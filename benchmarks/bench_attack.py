@@ -51,7 +51,6 @@ units:
 COLOUR_OF_FACE = ("green", "blue", "red")  # faces 0-2 are helmets; 3 flag, 4 bonus strike, 5 lore
 FLAG, BONUS, LORE = 3, 4, 5
 STANDARD_DICE = {"green": 2, "blue": 3, "red": 4}
-BANNERS_TO_WIN = 4
 
 
 @dataclass

@@ -21,6 +21,7 @@ CALLED_BY_NAME = [
     "callbacks", "char_pos", "line_start_pos",  # attributes of Lark objects that recovery sets
     "description",                # a schema key kept on the model for readers of the API
     "*_command",                  # click commands, registered by their decorator
+    "AFTER",                      # a member of compiler.model.Timing, reached by iterating the enum
 ]
 
 

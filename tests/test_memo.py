@@ -152,8 +152,8 @@ def test_the_memo_is_used(demo):
     game = Game(rules, scenario)
     calls = []
     game.memo_on = True  # as inside guarded
-    body = game._function("strength")[1]
-    game._functions["strength"] = (["u"], lambda env: calls.append(1) or body(env))
+    body = game.linked_function("strength")[1]
+    game.linked_functions["strength"] = (["u"], lambda env: calls.append(1) or body(env))
     u = game.state.units["u"]
     assert game.call_function("strength", [u]) == game.call_function("strength", [u]) == 5
     assert len(calls) == 1
@@ -177,8 +177,8 @@ def test_a_list_changed_in_place_or_a_turn_begun_forgets_only_who_may_read_them(
     game = Game(rules, scenario)
     calls = {"strength": 0, "piled": 0}
     for name in calls:
-        params, body = game._function(name)
-        game._functions[name] = (params, lambda env, name=name, body=body: calls.__setitem__(name, calls[name] + 1)
+        params, body = game.linked_function(name)
+        game.linked_functions[name] = (params, lambda env, name=name, body=body: calls.__setitem__(name, calls[name] + 1)
                                  or body(env))
     result = game.guarded(game.call_procedure, "local_list_and_turn", [game.state.units["u"], game.state.sides[0]])
     assert result == [5, 5, 0, 2]
@@ -190,8 +190,8 @@ def test_searches_memoise_cheap_callbacks_and_never_ask_false_constants(demo):
     game = Game(rules, scenario)
     calls = {"one": 0, "never": 0, "no_wall": 0}
     for name in calls:
-        params, body = game._function(name)
-        game._functions[name] = (params, lambda env, name=name, body=body: calls.__setitem__(name, calls[name] + 1)
+        params, body = game.linked_function(name)
+        game.linked_functions[name] = (params, lambda env, name=name, body=body: calls.__setitem__(name, calls[name] + 1)
                                  or body(env))
     assert game.memo.plan("one") is None  # too cheap for Lore calls
     u, to = game.state.units["u"], game.state.board.parse_label("0,-2")

@@ -32,10 +32,10 @@ from hexlore.dsl.diagnostics import Diagnostic, Span, did_you_mean, error
 from hexlore.runtime.engine.dice import Roller, chances, multiset_count, multisets
 from hexlore.runtime.engine.game import Game, RuntimeRuleError
 from hexlore.runtime.engine.policies import Decision, Policy
-from hexlore.runtime.engine.snapshot import Replayer, _copy
+from hexlore.runtime.engine.snapshot import Replayer, copy_value
 from hexlore.runtime.engine.state import label
 from hexlore.runtime.analysis.stats import derive_seed, wilson
-from hexlore.runtime.analysis.scenario_tests import _event_matches, action_args, apply_given
+from hexlore.runtime.analysis.scenario_tests import event_matches, action_args, apply_given
 
 BUDGET_EXCEEDED = "O001"
 BAD_ACTION = "O002"
@@ -155,7 +155,7 @@ class OutcomeSpec:
             return st.winner.name if st.winner else None
         if self.kind == "event":
             wanted = {"event": self.name, **dict(self.filters)}
-            hits = [e for e in game.log if e["type"] == "event" and _event_matches(e, wanted)]
+            hits = [e for e in game.log if e["type"] == "event" and event_matches(e, wanted)]
             if not self.field:
                 return len(hits)
             values = [e["args"].get(self.field) for e in hits]
@@ -478,7 +478,7 @@ class _Runner:
                     game.policies[side] = chance
             game.policy_rng = _NoShuffle()
         for call, args in self.calls:
-            game.guarded(game.call_procedure, call, _copy(args))
+            game.guarded(game.call_procedure, call, copy_value(args))
             if game.state.over:
                 break
         return game

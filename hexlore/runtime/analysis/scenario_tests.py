@@ -39,7 +39,7 @@ def _same(actual, expected) -> bool:
     return actual == expected
 
 
-def _event_matches(entry: dict, expected: dict) -> bool:
+def event_matches(entry: dict, expected: dict) -> bool:
     if entry.get("event") != expected.get("event"):
         return False
     args = entry.get("args", {})
@@ -156,7 +156,7 @@ def _check_expectations(game: Game, expect: dict, fail) -> None:
     position = 0
     for wanted in expect.get("events", []):
         for i in range(position, len(events)):
-            if _event_matches(events[i], wanted):
+            if event_matches(events[i], wanted):
                 position = i + 1
                 break
         else:
@@ -167,7 +167,7 @@ def _check_expectations(game: Game, expect: dict, fail) -> None:
             return
     for unwanted in expect.get("absent", []):
         for e in events:
-            if _event_matches(e, unwanted):
+            if event_matches(e, unwanted):
                 fail(f"event {unwanted} should not happen, but did: {e['args']}")
                 break
     for uid, fields in (expect.get("units") or {}).items():

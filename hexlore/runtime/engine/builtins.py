@@ -105,7 +105,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         return spec is not None and spec.body.__class__ is ir.Const and not spec.body.value
 
     def arity(fn, allowed, shape):
-        n = len(game._function(fn)[0])
+        n = len(game.linked_function(fn)[0])
         if n not in allowed:
             raise RuleError(f"function '{fn}' takes {n} parameter(s); here it must be {shape}")
         return n

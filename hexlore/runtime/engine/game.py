@@ -126,8 +126,8 @@ class Game:
         self._quoted: dict[str, str] = {}  # event names as JSON strings
         self.linker = Linker(self)
         self.builtins = make_builtins(self)
-        self._def_values: dict[str, dict] = {}
-        self._functions: dict = {}
+        self.def_values: dict[str, dict] = {}
+        self.linked_functions: dict = {}
         self._procedures: dict = {}
         self._triggers: dict = {}
         self._blocks: dict = {}
@@ -151,7 +151,7 @@ class Game:
     def const(self, node: ir.X):
         return self.linker.x(node)({})
 
-    def _problem(self, problems, message, *path, hint=None, code=WRONG_VALUE, key=False, doc=None):
+    def report_problem(self, problems, message, *path, hint=None, code=WRONG_VALUE, key=False, doc=None):
         """A problem at a YAML node of the scenario (at its key, for names that are keys).
 
         ``doc``: another loaded file the value comes from (a campaign sheet), else the scenario.
@@ -172,7 +172,7 @@ class Game:
         for name, value in (self.scenario.options or {}).items():
             if name not in rules.options:
                 guess = did_you_mean(name, rules.options)
-                self._problem(problems, f"the packs have no option '{name}'", "options", name,
+                self.report_problem(problems, f"the packs have no option '{name}'", "options", name,
                               hint=f"did you mean '{guess}'?" if guess else
                               f"options: {', '.join(sorted(rules.options)) or 'none'}", code=UNKNOWN_OPTION,
                               key=True)
@@ -192,13 +192,13 @@ class Game:
         return {name: make() if callable(make) else self.const(make) for name, make in makers}
 
     def definition_values(self, d: DefinitionSpec) -> dict:
-        values = self._def_values.get(d.name)
+        values = self.def_values.get(d.name)
         if values is None:
             d = self.rules.definitions.get(d.name, d)  # the final spec (a table may hold the first)
             values = self.field_defaults(d.kind)
             for fname, x in d.values:
                 values[fname] = self.const(x)
-            self._def_values[d.name] = values
+            self.def_values[d.name] = values
         return values
 
     def convert(self, value, t: Type, problems, path, key: bool = False, doc=None):
@@ -217,7 +217,7 @@ class Game:
             return [self.convert(v, t.item or Type("any"), problems, path, key, doc) for v in value]
 
         def problem(message, **kw):
-            self._problem(problems, message, *path, key=key, doc=doc, **kw)
+            self.report_problem(problems, message, *path, key=key, doc=doc, **kw)
 
         if name in ("int",):
             if isinstance(value, bool) or not isinstance(value, int):
@@ -285,7 +285,7 @@ class Game:
             for fname, value in (spec.fields or {}).items():
                 fspec = rules.kinds["side"].fields.get(fname)
                 if fspec is None:
-                    self._problem(problems, f"sides have no field '{fname}'", "sides", i, "fields", fname,
+                    self.report_problem(problems, f"sides have no field '{fname}'", "sides", i, "fields", fname,
                                   hint=_guess(fname, rules.kinds["side"].fields, "side fields: "),
                                   code=UNKNOWN_FIELD, key=True)
                     continue
@@ -306,7 +306,7 @@ class Game:
                 unknown_terrains.add(tname)
                 names = [x.name for x in rules.definitions_of("terrain")]
                 guess = did_you_mean(tname, names)
-                self._problem(problems, f"no terrain named '{tname}' in the packs", "board", "terrain", tname,
+                self.report_problem(problems, f"no terrain named '{tname}' in the packs", "board", "terrain", tname,
                               hint=f"did you mean '{guess}'?" if guess else f"terrains: {', '.join(names)}",
                               code=UNKNOWN_TERRAIN, key=True)
                 continue
@@ -318,7 +318,7 @@ class Game:
             if d is None or d.kind != "unit":
                 names = [x.name for x in rules.definitions_of("unit")]
                 guess = did_you_mean(placement.type, names)
-                self._problem(problems, f"no unit type '{placement.type}' in the packs", "units", i, "type",
+                self.report_problem(problems, f"no unit type '{placement.type}' in the packs", "units", i, "type",
                               hint=f"did you mean '{guess}'?" if guess else f"unit types: {', '.join(names)}",
                               code=UNKNOWN_UNIT_TYPE)
                 continue
@@ -327,7 +327,7 @@ class Game:
                 lacks = getattr(sc, "lacks_side", None)
                 if lacks is None or lacks(placement.side):  # not a side with errors of its own
                     # the loader reports it too, in the same words: the two are merged
-                    self._problem(problems, unknown_side_message(placement.id, placement.side), "units", i,
+                    self.report_problem(problems, unknown_side_message(placement.id, placement.side), "units", i,
                                   "side", code=UNKNOWN_SIDE)
                 continue
             if placement.id in st.units:  # a duplicate id (reported by the loader): keep the first
@@ -344,7 +344,7 @@ class Game:
             for fname, value in (placement.fields or {}).items():
                 fspec = unit_kind.fields.get(fname)
                 if fspec is None:
-                    self._problem(problems, f"units have no field '{fname}'", "units", i, "fields", fname,
+                    self.report_problem(problems, f"units have no field '{fname}'", "units", i, "fields", fname,
                                   hint=_guess(fname, unit_kind.fields, "unit fields: "), code=UNKNOWN_FIELD,
                                   key=True)
                     continue
@@ -354,7 +354,7 @@ class Game:
             if fspec is None or fspec.type.name != "list":
                 decks = [n for n, f in rules.kinds["game"].fields.items() if f.type.name == "list"]
                 guess = did_you_mean(fname, decks)
-                self._problem(problems, f"the game has no list field '{fname}' to hold a deck", "decks", fname,
+                self.report_problem(problems, f"the game has no list field '{fname}' to hold a deck", "decks", fname,
                               hint=f"did you mean '{guess}'?" if guess else
                               "declare it with 'fields game { NAME: list of card = [] }'", code=NO_DECK_FIELD,
                               key=True)
@@ -375,12 +375,12 @@ class Game:
     def memo_on(self, on: bool) -> None:
         self.memo.on = on
 
-    def _function(self, name: str):
-        linked = self._functions.get(name)
+    def linked_function(self, name: str):
+        linked = self.linked_functions.get(name)
         if linked is None:
             spec = self.rules.functions[name]
             linked = ([p.name for p in spec.params], self.linker.x(spec.body))
-            self._functions[name] = linked
+            self.linked_functions[name] = linked
         return linked
 
     def _procedure(self, name: str):
@@ -426,7 +426,7 @@ class Game:
         """
         # the callers live in the game: they hold it weakly (a game is freed once dropped)
         gref, memo = weakref.ref(self), self.memo
-        linked = self._functions
+        linked = self.linked_functions
 
         if plan is None:
             params = [p.name for p in self.rules.functions[name].params]
@@ -434,20 +434,20 @@ class Game:
                 p0, p1 = params
 
                 def call2(args):
-                    body = (linked.get(name) or gref()._function(name))[1]
+                    body = (linked.get(name) or gref().linked_function(name))[1]
                     if len(args) == 2:
                         return body({p0: args[0], p1: args[1]})
                     return body(dict(zip(params, args)))
                 return call2
 
             def call(args):
-                params, body = linked.get(name) or gref()._function(name)
+                params, body = linked.get(name) or gref().linked_function(name)
                 return body(dict(zip(params, args)))
             return call
         table, key_of, storable = plan.table, plan.key, plan.storable
 
         def memoised(args):
-            params, body = linked.get(name) or gref()._function(name)
+            params, body = linked.get(name) or gref().linked_function(name)
             if memo.on and plan.active:
                 key = key_of(args)
                 if key is not SKIP:

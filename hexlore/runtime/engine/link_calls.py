@@ -106,18 +106,18 @@ class CallLinker(LinkerPart):
         plan = memo.plan(name)
         if len(args) == len(params) <= 4:
             return _function_call(gref, memo, name, params, args, plan)
-        linked = self.game._functions
+        linked = self.game.linked_functions
         if plan is None:
             def call(env):
                 values = [a(env) for a in args]
-                params, body = linked.get(name) or gref()._function(name)
+                params, body = linked.get(name) or gref().linked_function(name)
                 return body(dict(zip(params, values)))
             return call
         table, key_of, storable = plan.table, plan.key, plan.storable
 
         def memoised(env):
             values = [a(env) for a in args]
-            params, body = linked.get(name) or gref()._function(name)
+            params, body = linked.get(name) or gref().linked_function(name)
             if memo.on and plan.active:  # as Game._caller does (repeated here: one call less)
                 key = key_of(values)
                 if key is not SKIP:
@@ -216,7 +216,7 @@ def _function_call(gref: "weakref.ref[Game]", memo, name: str, params: tuple[str
 
     def linked():
         nonlocal body
-        body = gref()._function(name)[1]
+        body = gref().linked_function(name)[1]
         return body
 
     if plan is None:

@@ -145,7 +145,7 @@ class ExpressionLinker(LinkerPart):
                 return lambda env: need(obj(env), "a definition").name
             if name == "title":
                 return lambda env: need(obj(env), "a definition").title
-            def_values = game._def_values
+            def_values = game.def_values
             unset: dict[str, str | None] = {}  # per kind: the pack that may leave the field unset
 
             def get_def(env):

@@ -19,18 +19,18 @@ from hexlore.runtime.engine.policies import Script, make_policy
 from hexlore.runtime.engine.state import GameState
 
 
-def _copy(value):
+def copy_value(value):
     if isinstance(value, list):
-        return [_copy(v) for v in value]
+        return [copy_value(v) for v in value]
     if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
+        return {k: copy_value(v) for k, v in value.items()}
     return value
 
 
 def _refill(target: dict, saved: dict) -> None:
     if target != saved:  # most dicts are untouched by a short action: comparing is cheaper than copying
         target.clear()
-        target.update({k: _copy(v) for k, v in saved.items()})
+        target.update({k: copy_value(v) for k, v in saved.items()})
 
 
 @dataclass
@@ -46,10 +46,10 @@ class StateSnapshot:
     @staticmethod
     def take(state: GameState) -> "StateSnapshot":
         return StateSnapshot(
-            units={uid: (u.hex, u.alive, _copy(u.f)) for uid, u in state.units.items()},
-            sides=[_copy(s.f) for s in state.sides],
-            hex_fields={h: _copy(f) for h, f in state.hex_fields.items()},
-            game=_copy(state.game),
+            units={uid: (u.hex, u.alive, copy_value(u.f)) for uid, u in state.units.items()},
+            sides=[copy_value(s.f) for s in state.sides],
+            hex_fields={h: copy_value(f) for h, f in state.hex_fields.items()},
+            game=copy_value(state.game),
             occupants={h: list(us) for h, us in state.occupants.items() if us},
             winner=state.winner, over=state.over)
 
@@ -89,7 +89,7 @@ class Replayer:
         g.seed = seed
         g.roller = roller
         g.policy_rng = random.Random(f"hexlore-game:{seed}")
-        g.script = Script(_copy(self.decisions))
+        g.script = Script(copy_value(self.decisions))
         g.policies = {name: make_policy(p, seed, name) for name, p in self.policy_names.items()}
         g.log = []
         g.depth = 0
