@@ -88,7 +88,7 @@ class PositionView:
     def __init__(self, game):
         self.state = game.state
         self.label = game.state.board.label
-        self.shown = game.shown
+        self.shown = game.events.shown
         self.start = {uid: dict(u.f) for uid, u in game.state.units.items()}
 
     def text(self) -> str:

@@ -65,26 +65,32 @@ def check_position(game: Game, where: str) -> None:
         assert len(alive) <= 1, f"{where}: {alive} share a hex"
 
 
-def play_checked(rules, scenario, seed: int) -> Game:
+def play_checked(rules, scenario, seed: int) -> tuple[Game, int]:
+    """Play a game, checking the position whenever a turn starts; returns the game and how
+    many positions were checked."""
     game = Game(rules, scenario, seed=seed, policies={"north": "random", "south": "random"})
-    record = game.record
+    record_event = game.events.record_event
+    checked = 0
 
-    def checking(entry: dict) -> None:
-        if entry.get("type") == "event" and entry.get("event") == "turn_started":
+    def checking(name: str, args: dict) -> None:
+        nonlocal checked
+        if name == "turn_started":
             check_position(game, f"seed {seed}, turn {game.state.game['turn']}")
-        record(entry)
+            checked += 1
+        record_event(name, args)
 
-    game.record = checking
+    game.events.record_event = checking
     game.play(max_rounds=ROUNDS)
     check_position(game, f"seed {seed}, end")
-    return game
+    return game, checked + 1
 
 
 @pytest.mark.slow
 def test_random_games_with_heroes_keep_the_roles_consistent(heroes_rules, heroes_scenario):
     deployed = ordered_heroes = joins = separations = 0
     for seed in SEEDS:
-        game = play_checked(heroes_rules, heroes_scenario, seed)
+        game, checked = play_checked(heroes_rules, heroes_scenario, seed)
+        assert checked > 2, f"seed {seed}: the position was checked only {checked} times"
         activations: Counter = Counter()
         for e in game.log:
             if e["type"] != "event":

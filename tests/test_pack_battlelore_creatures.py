@@ -46,6 +46,6 @@ def test_the_giant_spider_is_the_one_unit_type_with_a_card(battlelore):
     assert scenario is not None, diagnostics
     game = Game(battlelore, scenario)
     assert game.state.units["beast"].f["summary"].name == "giant_spider_card"
-    with_cards = {d.name: game.definition_values(d)["summary"].name for d in battlelore.definitions_of("unit")
-                  if game.definition_values(d).get("summary") is not None}
+    with_cards = {d.name: game.values.definition_values(d)["summary"].name for d in battlelore.definitions_of("unit")
+                  if game.values.definition_values(d).get("summary") is not None}
     assert with_cards == {"giant_spider": "giant_spider_card"}

@@ -147,7 +147,7 @@ class _TestChecker:
             return
         if not self.checkable(value, t.item if t.name == "list" and t.item is not None else t):
             return
-        self.game.convert(value, t, self.out, path)
+        self.game.values.convert(value, t, self.out, path)
 
     def checkable(self, value, t: Type) -> bool:
         """False for a unit or side the file declares but the game could not set up.

@@ -113,7 +113,7 @@ def apply_given(game: Game, given: dict | None, fail, base: tuple = ("tests",)) 
                 except ValueError as exc:
                     fail(f"given: {exc}")
             elif key in unit_kind.fields:
-                unit.f[key] = game.convert(value, unit_kind.fields[key].type, problems, base + ("given", uid, key))
+                unit.f[key] = game.values.convert(value, unit_kind.fields[key].type, problems, base + ("given", uid, key))
             else:
                 fail(f"given: units have no field '{key}'")
     for d in problems:
@@ -139,7 +139,7 @@ def action_args(game: Game, call: str, given: dict | None, fail, base: tuple = (
         failed = True
     for p in proc.params:
         if p.name in (given or {}):
-            args.append(game.convert(given[p.name], p.type, problems, base + (p.name,)))
+            args.append(game.values.convert(given[p.name], p.type, problems, base + (p.name,)))
         elif p.default is not None:
             args.append(game.const(p.default))
         else:

@@ -387,7 +387,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         game_over_already("win")
         state.winner = side
         state.over = True
-        game.record({"type": "end", "winner": side.name})
+        game.events.record({"type": "end", "winner": side.name})
         raise GameOver()
 
     def set_terrain(h, terrain):
@@ -401,7 +401,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
     def draw_game():
         game_over_already("draw_game")
         state.over = True
-        game.record({"type": "end", "winner": None})
+        game.events.record({"type": "end", "winner": None})
         raise GameOver()
 
     def distance(a, b):

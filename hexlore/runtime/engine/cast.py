@@ -70,22 +70,22 @@ def add_campaign_units(game: "Game", cast: Cast, problems: list) -> None:
         if d is None or d.kind != "unit":
             names = [x.name for x in rules.definitions_of("unit")]
             guess = did_you_mean(cu.type, names)
-            game.report_problem(problems, f"no unit type '{cu.type}' in the packs", *cu.path, "type", doc=cu.sheet,
+            game.values.report_problem(problems, f"no unit type '{cu.type}' in the packs", *cu.path, "type", doc=cu.sheet,
                           hint=f"did you mean '{guess}'?" if guess else f"unit types: {', '.join(names)}",
                           code=UNKNOWN_UNIT_TYPE)
         side = st.side(cu.side)
         if side is None and cu.campaign is not None:
-            game.report_problem(problems, unknown_side_message(cu.id, cu.side), *cu.side_path, doc=cu.campaign,
+            game.values.report_problem(problems, unknown_side_message(cu.id, cu.side), *cu.side_path, doc=cu.campaign,
                           code=UNKNOWN_SIDE, hint=_guess(cu.side, [s.name for s in st.sides], "sides are: "))
         if side is None or d is None or d.kind != "unit":
             continue
         if cu.id in st.units:
             if not cu.check_only:
-                game.report_problem(problems, f"the scenario already has a unit '{cu.id}'", *cu.side_path,
+                game.values.report_problem(problems, f"the scenario already has a unit '{cu.id}'", *cu.side_path,
                               doc=cu.campaign, code=ID_TAKEN, key=True,
                               hint="a campaign unit keeps its sheet id in every game: rename the scenario's unit")
             continue
-        fields = {k: (list(v) if isinstance(v, list) else v) for k, v in game.definition_values(d).items()}
+        fields = {k: (list(v) if isinstance(v, list) else v) for k, v in game.values.definition_values(d).items()}
         unit = Unit(cu.id, d, side, None, fields)
         st.units[cu.id] = unit
         created.append((cu, unit))
@@ -96,12 +96,12 @@ def add_campaign_units(game: "Game", cast: Cast, problems: list) -> None:
             path = (*cu.path, "fields", fname)
             spec = unit_fields.get(fname)
             if spec is None:
-                game.report_problem(problems, f"units have no field '{fname}'", *path, doc=cu.sheet, code=UNKNOWN_FIELD,
+                game.values.report_problem(problems, f"units have no field '{fname}'", *path, doc=cu.sheet, code=UNKNOWN_FIELD,
                               key=True, hint=_guess(fname, [n for n, f in unit_fields.items() if f.campaign],
                                                     "campaign fields: "))
             elif not spec.campaign:
                 campaign_fields = sorted(n for n, f in unit_fields.items() if f.campaign)
-                game.report_problem(problems, f"'{fname}' is not a campaign field", *path, doc=cu.sheet,
+                game.values.report_problem(problems, f"'{fname}' is not a campaign field", *path, doc=cu.sheet,
                               code=NOT_A_CAMPAIGN_FIELD, key=True,
                               hint="a sheet keeps campaign fields only (declared with 'campaign fields unit "
                                    "{ … }')" + (f"; campaign fields: {', '.join(campaign_fields)}"
@@ -118,7 +118,7 @@ def _value(game: "Game", cast: Cast, here: set[str], value, t, problems, path, s
         return [u for u in units if u is not None]
     if t.name == "unit":
         return _sheet_unit(game, cast, here, value, problems, path, sheet)
-    return game.convert(value, t, problems, path, doc=sheet)
+    return game.values.convert(value, t, problems, path, doc=sheet)
 
 
 def _sheet_unit(game: "Game", cast: Cast, here: set[str], value, problems, path, sheet):
@@ -128,7 +128,7 @@ def _sheet_unit(game: "Game", cast: Cast, here: set[str], value, problems, path,
     if uid in here:
         return game.state.units[uid]
     if uid not in cast.sheet_ids:
-        game.report_problem(problems, f"no unit with id '{uid}' on the sheet", *path, doc=sheet, code=UNKNOWN_IN_TEST,
+        game.values.report_problem(problems, f"no unit with id '{uid}' on the sheet", *path, doc=sheet, code=UNKNOWN_IN_TEST,
                       hint=_guess(uid, cast.sheet_ids, "a unit-typed field names another unit of the sheet; "
                                                         "units of the sheet: "))
     return None  # a unit of the sheet that sits this game out

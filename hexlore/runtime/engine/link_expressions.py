@@ -145,7 +145,7 @@ class ExpressionLinker(LinkerPart):
                 return lambda env: need(obj(env), "a definition").name
             if name == "title":
                 return lambda env: need(obj(env), "a definition").title
-            def_values = game.def_values
+            def_values = game.values.def_values
             unset: dict[str, str | None] = {}  # per kind: the pack that may leave the field unset
 
             def get_def(env):
@@ -154,7 +154,7 @@ class ExpressionLinker(LinkerPart):
                     none("a definition")
                 values = def_values.get(d.name)
                 if values is None:
-                    values = gref().definition_values(d)
+                    values = gref().values.definition_values(d)
                 value = values[name]
                 if value is None:
                     kind = d.kind

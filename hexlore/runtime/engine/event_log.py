@@ -1,0 +1,98 @@
+"""The game's event log: JSON-lines entries kept in memory and written to a file as they come.
+
+Every entry is made of labels (unit ids, hex labels, names), never of live objects, so the log
+is the same bytes for the same rules, scenario, seed and decisions. Every entry spends the
+game's budget (one event; its bytes when written).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import IO, Callable
+
+from hexlore.runtime.engine.linked import BUDGET
+from hexlore.runtime.engine.state import GameState, Unit, label
+from hexlore.runtime.geometry.grid import Hex
+
+#: what json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False) uses,
+#: made once (json.dumps builds a new encoder at each call when given options)
+_LOG_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _log_encoder() -> Callable[[dict], str]:
+    """``_LOG_ENCODER.encode``, cheaper: the C encoder it makes at every call, made once, and
+    made without the check for circular lists (a log entry is built afresh from labels, so it
+    holds none). The same text: the same C encoder with the same settings."""
+    c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+    if c_make_encoder is None:  # a Python without the C accelerator
+        return _LOG_ENCODER.encode
+    e = _LOG_ENCODER
+    encoder = c_make_encoder(None, e.default, json.encoder.encode_basestring, e.indent, e.key_separator,
+                             e.item_separator, e.sort_keys, e.skipkeys, e.allow_nan)
+    join = "".join
+
+    def encode(entry: dict) -> str:
+        return join(encoder(entry, 0))
+    return encode
+
+
+_encode_entry = _log_encoder()
+
+
+class EventLog:
+    """The entries of one game (``entries``) and the file they are written to, if any."""
+
+    def __init__(self, state: GameState, file: IO[str] | None = None):
+        self.state = state
+        self.file = file
+        self.entries: list[dict] = []
+        self._hex_labels: dict[Hex, str] = {}  # the board never changes during a game
+        self._quoted: dict[str, str] = {}  # event names as JSON strings
+
+    def shown(self, value):
+        """``label(value, board)``, with the common cases first and each hex's label kept."""
+        cls = value.__class__
+        if cls is Unit:
+            return value.id
+        if cls is int or cls is str or cls is bool or value is None:
+            return value
+        if cls is Hex:
+            text = self._hex_labels.get(value)
+            if text is None:
+                text = self._hex_labels[value] = label(value, self.state.board)
+            return text
+        if cls is list or cls is tuple:  # as label does: a list of the items' labels
+            shown = self.shown
+            return [shown(v) for v in value]
+        return label(value, self.state.board)
+
+    def record(self, entry: dict) -> None:
+        BUDGET.event(None)
+        entry = {"seq": len(self.entries) + 1, "round": self.state.game["round"],
+                 "turn": self.state.game["turn"], **entry}
+        self.entries.append(entry)
+        if self.file is not None:
+            line = _encode_entry(entry) + "\n"
+            BUDGET.write(len(line))
+            self.file.write(line)
+
+    def record_event(self, name: str, args: dict) -> None:
+        """``record({"type": "event", "event": name, "args": args})``, the commonest entry, with
+        its line written around the encoded arguments: the same text (keys in sorted order:
+        args, event, round, seq, turn, type) without sorting and encoding the frame each time."""
+        game = self.state.game
+        seq, rnd, turn = len(self.entries) + 1, game["round"], game["turn"]
+        entry = {"seq": seq, "round": rnd, "turn": turn, "type": "event", "event": name, "args": args}
+        self.entries.append(entry)
+        if self.file is None:
+            return
+        if rnd.__class__ is not int or turn.__class__ is not int:  # never, but then json decides
+            line = _encode_entry(entry) + "\n"
+        else:
+            quoted = self._quoted.get(name)
+            if quoted is None:
+                quoted = self._quoted[name] = _encode_entry(name)
+            line = (f'{{"args":{_encode_entry(args)},"event":{quoted},"round":{rnd},"seq":{seq},'
+                    f'"turn":{turn},"type":"event"}}\n')
+        BUDGET.write(len(line))
+        self.file.write(line)
