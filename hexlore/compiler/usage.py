@@ -103,12 +103,14 @@ def check_usage(loaded: LoadedPacks, rules: RuleSet, found: list[Diagnostic]) ->
                  for m in [re.fullmatch(r"did you mean '(\w+)'\?", d.hint)] if m}
     # a declaration named 'super' is already an error (the name is reserved)
     excused = loaded.skipped | suggested | {SUPER}
-    used_by: dict[int, set[str]] = {}
+    # name -> the declarations that mention it (a declaration may mention its own name)
+    mentioned_by: dict[str, set[int]] = {}
     for module in loaded.modules:
         for decl in module.decls:
             refs: set[str] = set()
             _references(decl, refs)
-            used_by[id(decl)] = refs
+            for name in refs:
+                mentioned_by.setdefault(name, set()).add(id(decl))
     diags: list[Diagnostic] = []
     for module in loaded.modules:
         for decl in module.decls:
@@ -118,7 +120,7 @@ def check_usage(loaded: LoadedPacks, rules: RuleSet, found: list[Diagnostic]) ->
             names = {decl.name} | (set(decl.values) if isinstance(decl, ast.EnumDecl) else set())
             if names & excused:
                 continue
-            if any(names & refs for key, refs in used_by.items() if key != id(decl)):
+            if any(mentioned_by.get(name, set()) - {id(decl)} for name in names):
                 continue
             span = decl.name_span if decl.name_span.line else decl.span
             diags.append(warning(UNUSED, what[0], module.path, span, what[1]))

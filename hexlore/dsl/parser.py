@@ -14,7 +14,7 @@ from pathlib import Path
 
 from dataclasses import dataclass
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Tree
 
 from . import ast
 from .diagnostics import Diagnostic, DiagnosticError, Span, error
@@ -85,14 +85,25 @@ def _unquote(token: str) -> str:
     return _ESCAPE.sub(one, token[1:-1])
 
 
-@v_args(meta=True, inline=True)
-class _Builder(Transformer):
-    """Builds AST nodes bottom-up; every node gets the span of its parse-tree node."""
+class _Builder:
+    """Builds AST nodes bottom-up; every node gets the span of its parse-tree node.
+
+    One method per grammar rule, called as ``method(meta, *children)``. The tree is walked
+    here rather than by Lark's Transformer with ``v_args``, whose wrapper made a new bound
+    object (and copied its metadata) at every node: a third of the time the front end spent
+    outside Lark's own parse.
+    """
 
     def __init__(self, path: str):
-        super().__init__()
         self.path = path
         self.problems: list[Diagnostic] = []  # limits found while building (face ranges)
+
+    def transform(self, tree: Tree):
+        children = [self.transform(c) if c.__class__ is Tree else c for c in tree.children]
+        method = _RULE_METHODS.get(tree.data)
+        if method is None:  # a rule with no method of its own stays a tree, as in Lark
+            return Tree(tree.data, children, tree.meta)
+        return method(self, tree.meta, *children)
 
     # -- top level
     def start(self, meta, *items):
@@ -435,6 +446,11 @@ class _Builder(Transformer):
 
     def default(self, meta, expr):
         return expr
+
+
+#: rule name -> the _Builder method that builds it
+_RULE_METHODS = {name: fn for name, fn in vars(_Builder).items()
+                 if callable(fn) and not name.startswith("_") and name != "transform"}
 
 
 def _with_override(decl: ast.Decl) -> ast.Decl:
