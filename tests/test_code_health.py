@@ -22,6 +22,9 @@ CALLED_BY_NAME = [
     "description",                # a schema key kept on the model for readers of the API
     "*_command",                  # click commands, registered by their decorator
     "AFTER",                      # a member of compiler.model.Timing, reached by iterating the enum
+    "end_lineno", "col_offset", "end_col_offset",  # locations of generated ast nodes, read by compile()
+    # what compiled rules read of their Context and of an event by name (ast nodes, not text)
+    "game_fields", "load_definition", "forget_event", "log_event", "replaced",
 ]
 
 

@@ -299,7 +299,7 @@ procedure ok() -> int {{
 ])
 def test_loops_and_lists_of_untrusted_rules_are_bounded(tmp_path, procedure, message, line):
     """A loop that would run for hours, or a list that doubles until memory runs out, stops
-    with a located error (the bounds: hexlore/runtime/engine/linked.py)."""
+    with a located error (the bounds: hexlore/runtime/engine/bounds.py)."""
     (tmp_path / "demo").mkdir()
     (tmp_path / "demo" / "greedy.lore").write_text(UNTRUSTED.format())
     from hexlore.compiler import compile_packs

@@ -16,7 +16,7 @@ from hexlore.compiler.usage import SHARING_RULE
 from hexlore.runtime.geometry import grid
 from hexlore.runtime.geometry import movement
 from hexlore.runtime.geometry import sight
-from hexlore.runtime.engine.linked import MAX_LIST_ITEMS, GameOver, RuleError, bounded_list
+from hexlore.runtime.engine.bounds import MAX_LIST_ITEMS, GameOver, RuleError, bounded_list
 from hexlore.runtime.engine.state import Side, Unit
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         return spec is not None and spec.body.__class__ is ir.Const and not spec.body.value
 
     def arity(fn, allowed, shape):
-        n = len(game.linked_function(fn)[0])
+        n = game.function_arity(fn)
         if n not in allowed:
             raise RuleError(f"function '{fn}' takes {n} parameter(s); here it must be {shape}")
         return n

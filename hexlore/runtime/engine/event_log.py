@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import IO, Callable
 
-from hexlore.runtime.engine.linked import BUDGET
+from hexlore.runtime.engine.bounds import BUDGET
 from hexlore.runtime.engine.state import GameState, Unit, label
 from hexlore.runtime.geometry.grid import Hex
 

@@ -20,15 +20,15 @@ from hexlore.runtime.engine.builtins import make_builtins
 from hexlore.runtime.engine.cast import Cast, add_campaign_units
 from hexlore.runtime.engine.dice import DiceSource, ForcedRollError, Roller
 from hexlore.runtime.engine.event_log import EventLog
-from hexlore.runtime.engine.interpreter import Linker
-from hexlore.runtime.engine.link_statements import run_body
-from hexlore.runtime.engine.linked import BUDGET, MAX_LIST_ITEMS, GameOver, RuleError
-from hexlore.runtime.engine.memo import EVENT, MISS, SKIP, Memo, Plan
+from hexlore.runtime.engine.compiled.locate import rule_error
+from hexlore.runtime.engine.compiled.program import compiled
+from hexlore.runtime.engine.context import Context
+from hexlore.runtime.engine.bounds import BUDGET, MAX_LIST_ITEMS, GameOver, RuleError
+from hexlore.runtime.engine.memo import MISS, SKIP, Memo, Plan
 from hexlore.runtime.engine.policies import Decision, Policy, Script, ScriptError
 from hexlore.runtime.engine.setup import ScenarioValues, set_up
 from hexlore.runtime.engine.state import EventRecord, GameState, Side
 
-MAX_EVENT_DEPTH = 64
 DEFAULT_MAX_ROUNDS = 100
 
 RULE_ERROR = "R001"
@@ -86,24 +86,22 @@ class Game:
         self.roller = roller if roller is not None else Roller(self.seed, forced_dice)
         self.policy_rng = random.Random(f"hexlore-game:{self.seed}")
         self.script = Script(decisions if decisions is not None else scenario.decisions)
-        self.depth = 0
         self.state = GameState(scenario.board)
         # memoised results of pure functions (hexlore/runtime/engine/memo.py): filled only while
-        # memo.on (inside guarded); linked code holds the memo's forgetters, so it is never replaced
+        # memo.on (inside guarded)
         self.memo = Memo(rules)
         self._callers: dict = {}
         self._search_callers: dict = {}
         self.events = EventLog(self.state, log_file)
-        self.linker = Linker(self)
-        self.builtins = make_builtins(self)
-        self.linked_functions: dict = {}
-        self._procedures: dict = {}
-        self._triggers: dict = {}
-        self._blocks: dict = {}
+        BUDGET.reset()  # a new game: its rules may spend the whole budget again
+        # the rules as Python functions, compiled once per rule set and shared by every game
+        self.compiled = compiled(rules)
         self.options: dict = {}
         self.tables: dict = {}
+        self.values = ScenarioValues(rules, scenario, self.state, _evaluator(self))
+        self.builtins = make_builtins(self)
+        self.context = Context(self, self.compiled, self.builtins)
         problems: list[Diagnostic] = []
-        self.values = ScenarioValues(rules, scenario, self.state, self.linker)
         set_up(self, problems, policies or {})
         self.cast = cast
         if cast is not None:
@@ -111,13 +109,17 @@ class Game:
         self.problems = problems
         if problems and not tolerate_problems:
             raise ScenarioError(problems)
-        self._forget_event = self.memo.forgetter(EVENT)
         self._forget_round = self.memo.forgetter(("game", "round"))
-        self.dispatch = rules.dispatch
 
     # ------------------------------------------------------------ construction
     def const(self, node: ir.X):
-        return self.linker.x(node)({})
+        """The value of a constant expression of the rules (a default, a table entry…)."""
+        if node.__class__ is ir.Const:
+            return node.value
+        entry = self.compiled.constants.get(id(node))
+        if entry is None or entry[0] is not node:
+            raise ValueError(f"not a constant expression of these rules: {node!r}")
+        return entry[1](self.context)
 
     @property
     def log(self) -> list[dict]:
@@ -128,7 +130,16 @@ class Game:
     def log(self, entries: list[dict]) -> None:
         self.events.entries = entries
 
-    # ------------------------------------------------------------ linking
+    @property
+    def depth(self) -> int:
+        """How deeply events are nested now (emitted by the triggers of other events)."""
+        return self.context.depth
+
+    @depth.setter
+    def depth(self, depth: int) -> None:
+        self.context.depth = depth
+
+    # ------------------------------------------------------------ calling the rules
     @property
     def memo_on(self) -> bool:
         """Whether function calls are memoised now (inside :meth:`guarded`)."""
@@ -138,32 +149,9 @@ class Game:
     def memo_on(self, on: bool) -> None:
         self.memo.on = on
 
-    def linked_function(self, name: str):
-        linked = self.linked_functions.get(name)
-        if linked is None:
-            spec = self.rules.functions[name]
-            linked = ([p.name for p in spec.params], self.linker.x(spec.body))
-            self.linked_functions[name] = linked
-        return linked
+    def function_arity(self, name: str) -> int:
+        return len(self.compiled.functions[name][2])
 
-    def _procedure(self, name: str):
-        linked = self._procedures.get(name)
-        if linked is None:
-            spec = self.rules.procedures[name]
-            linked = ([p.name for p in spec.params], self.linker.block(spec.body))
-            self._procedures[name] = linked
-        return linked
-
-    def _trigger(self, t):
-        linked = self._triggers.get(t.name)
-        if linked is None:
-            linked = (self.linker.x(t.guard) if t.guard else None,
-                      self.linker.x(t.optional_by) if t.optional_by else None,
-                      self.linker.block(t.body))
-            self._triggers[t.name] = linked
-        return linked
-
-    # ------------------------------------------------------------ the bus
     def call_function(self, name: str, args: list):
         call = self._callers.get(name)
         if call is None:
@@ -187,96 +175,36 @@ class Game:
         list argument (unhashable) or a number that could equal one of another class are not
         memoised either.
         """
-        # the callers live in the game: they hold it weakly (a game is freed once dropped)
-        gref, memo = weakref.ref(self), self.memo
-        linked = self.linked_functions
-
+        body = self.compiled.functions[name][0]
+        context, memo = self.context, self.memo  # neither holds the game: a dropped game is freed
         if plan is None:
-            params = [p.name for p in self.rules.functions[name].params]
-            if len(params) == 2:  # a cost, a test of a hex for a unit: the usual callbacks
-                p0, p1 = params
-
-                def call2(args):
-                    body = (linked.get(name) or gref().linked_function(name))[1]
-                    if len(args) == 2:
-                        return body({p0: args[0], p1: args[1]})
-                    return body(dict(zip(params, args)))
-                return call2
-
-            def call(args):
-                params, body = linked.get(name) or gref().linked_function(name)
-                return body(dict(zip(params, args)))
-            return call
+            return lambda args: body(context, *args)
         table, key_of, storable = plan.table, plan.key, plan.storable
 
         def memoised(args):
-            params, body = linked.get(name) or gref().linked_function(name)
             if memo.on and plan.active:
                 key = key_of(args)
                 if key is not SKIP:
                     try:
                         result = table.get(key, MISS)
                     except TypeError:  # an unhashable argument (a list)
-                        return body(dict(zip(params, args)))
+                        return body(context, *args)
                     if result is not MISS:
                         plan.hits += 1
                         return result
-                    result = body(dict(zip(params, args)))
+                    result = body(context, *args)
                     if result.__class__ is not list and (storable is None or storable(args)):
                         table[key] = result
                     plan.missed()
                     return result
-            return body(dict(zip(params, args)))
+            return body(context, *args)
         return memoised
 
     def call_procedure(self, name: str, args: list):
-        params, body = self._procedure(name)
-        return run_body(body, dict(zip(params, args)))
+        return self.compiled.procedures[name][0](self.context, *args)
 
     def emit(self, name: str, args: dict, origin: ir.Origin | None = None) -> EventRecord:
-        BUDGET.event(origin)
-        if self.depth >= MAX_EVENT_DEPTH:
-            raise RuleError(f"events nested deeper than {MAX_EVENT_DEPTH} while emitting '{name}': "
-                            "a cycle of triggers never ends", origin)
-        self.depth += 1
-        try:
-            record = EventRecord(name, args)
-            table = self.dispatch.get(name)
-            if table:
-                for t in table.before:
-                    self._run_trigger(t, record, write_back=True)
-            shown = self.events.shown
-            self.events.record_event(name, {k: shown(v) for k, v in record.args.items()})
-            if table:
-                for t in table.instead:
-                    if self._run_trigger(t, record):
-                        record.replaced = True
-                        self._forget_event()
-                        break
-                if not record.replaced:
-                    for t in table.on:
-                        self._run_trigger(t, record)
-                for t in table.after:
-                    self._run_trigger(t, record)
-            return record
-        finally:
-            self.depth -= 1
-
-    def _run_trigger(self, t, record: EventRecord, write_back: bool = False) -> bool:
-        guard, optional_by, body = self._trigger(t)
-        env = dict(record.args)
-        if guard is not None and not guard(env):
-            return False
-        if optional_by is not None:
-            side = optional_by(env)
-            if not [True, False][self.decide(t.name, side, [True, False], None, 0, t.origin)]:
-                return False
-        run_body(body, env)
-        if write_back:
-            for p in t.params:
-                record.args[p] = env[p]
-            self._forget_event()
-        return True
+        return self.compiled.emitters[name](self.context, args, origin)
 
     # ------------------------------------------------------------ dice, decisions, log
     def roll(self, count: int, die, origin: ir.Origin | None = None) -> list:
@@ -318,13 +246,9 @@ class Game:
 
     # ------------------------------------------------------------ playing
     def run_block(self, name: str) -> None:
-        game = self.rules.game
-        if game is None or name not in game.blocks:
-            return
-        block = self._blocks.get(name)
-        if block is None:  # linked once: the round block runs every round
-            block = self._blocks[name] = self.linker.block(game.blocks[name])
-        run_body(block, {})
+        block = self.compiled.blocks.get(name)
+        if block is not None:
+            block(self.context)
 
     def aftermath(self) -> None:
         """Run the game's ``aftermath`` block, once the game is over (a campaign does, before it
@@ -385,12 +309,18 @@ class Game:
         except GameOver:
             return None
         except RuleError as exc:
-            origin = exc.origin or ir.NOWHERE
+            located = rule_error(exc)
+            origin = located.origin or ir.NOWHERE
             raise RuntimeRuleError(error(exc.code, str(exc), origin.file, origin.span, exc.hint)) from exc
         except RecursionError as exc:
             raise RuntimeRuleError(error(RULE_ERROR, "rules nested too deeply", self.scenario.path,
                                          Span())) from exc
         except (TypeError, ValueError, KeyError, AttributeError, IndexError, ZeroDivisionError) as exc:
+            located = rule_error(exc)
+            if located is not None:  # a failure of the rules' own code, at the rule that failed
+                origin = located.origin or ir.NOWHERE
+                raise RuntimeRuleError(error(located.code, str(located), origin.file, origin.span,
+                                             located.hint)) from exc
             # the compiler should have caught this; report it rather than crash
             raise RuntimeRuleError(error(RULE_ERROR, f"rules failed at run time: {exc!r}",
                                          self.scenario.path, Span(),
@@ -404,6 +334,13 @@ class Game:
                 eliminated[u.side.name].append(u.id)
         winner = self.state.winner.name if self.state.winner else None
         return GameResult(winner, self.state.game["round"], self.state.game["turn"], eliminated, self.events.entries)
+
+
+def _evaluator(game: Game):
+    """``evaluate(node)`` of constant expressions for the scenario's values, holding the game
+    weakly (the values belong to the game)."""
+    gref = weakref.ref(game)
+    return lambda node: gref().const(node)
 
 
 def dump_log(log: list[dict]) -> str:

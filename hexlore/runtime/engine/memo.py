@@ -229,7 +229,7 @@ MISS = object()
 #: * any other parameter (unit, hex, side, text, tag…) holds no number when the program is
 #:   well typed; an ill-typed number there is looked up (it can only miss: no key holds a
 #:   number there) but its result is not kept.
-_NUMBERS = frozenset({bool, int, float})
+NUMBERS = _NUMBERS = frozenset({bool, int, float})
 _EXACT = {"int": int, "bool": bool}
 
 
@@ -366,6 +366,17 @@ def _costly(rules: RuleSet) -> dict[str, bool]:
 
 _ANALYSED_PLANS: dict[int, tuple[weakref.ref, dict]] = {}
 _ANALYSED_SHAPES: dict[int, tuple[weakref.ref, dict]] = {}
+
+
+def memo_shapes(rules: RuleSet) -> dict[str, tuple | None]:
+    """Per function: the shape of its memo's key (see :func:`_shapes`), or None when calls of
+    it are not memoised; the same for every game of the rules (compiled code is built on it)."""
+    return _cached(_ANALYSED_PLANS, rules, _plans)
+
+
+def per_rule_set(cache: dict, rules: RuleSet, compute):
+    """``compute(rules)``, kept in ``cache`` while ``rules`` lives."""
+    return _cached(cache, rules, compute)
 
 
 def _cached(cache: dict, rules: RuleSet, compute):

@@ -9,17 +9,30 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from dataclasses import dataclass
+from typing import Callable
 
 
-@dataclass
 class Decision:
-    name: str
-    side: object  # a Side
-    options: list
-    labels: list  # label(option) for each option
-    scores: list[int] | None  # from 'prefer', higher is better
-    default: int | None  # index of the rules' default option
+    """One choice a side makes: its options (and their labels), the rules' default and the
+    'prefer' scores. The scores are computed when a policy first reads them: a random player
+    never does, and for it they would be most of the cost of a choice."""
+
+    __slots__ = ("name", "side", "options", "labels", "_scores", "default")
+
+    def __init__(self, name: str, side, options: list, labels: list,
+                 scores: "list[int] | Callable[[], list[int]] | None", default: int | None):
+        self.name = name
+        self.side = side  # a Side
+        self.options = options
+        self.labels = labels  # label(option) for each option
+        self._scores = scores  # from 'prefer', higher is better; or how to compute them
+        self.default = default  # index of the rules' default option
+
+    @property
+    def scores(self) -> list[int] | None:
+        if callable(self._scores):
+            self._scores = self._scores()
+        return self._scores
 
 
 class ScriptError(Exception):

@@ -28,22 +28,23 @@ if TYPE_CHECKING:
 class ScenarioValues:
     """Scenario values as runtime values for one game, and the default values of fields.
 
-    Constant expressions of the rules are evaluated by the game's linker; definitions' values
-    are computed once per game and kept in ``def_values``, which linked code reads directly.
+    Constant expressions of the rules are evaluated by ``evaluate`` (the game's compiled
+    rules); definitions' values are computed once per game and kept in ``def_values``, which
+    compiled code reads directly.
     """
 
-    def __init__(self, rules: RuleSet, scenario, state: GameState, linker):
+    def __init__(self, rules: RuleSet, scenario, state: GameState, evaluate):
         self.rules = rules
         self.scenario = scenario
         self.state = state
-        # the linker, not the game: it reaches the game only weakly, so a dropped game is freed
-        # at once with no cycle for the collector (tests/test_linking.py)
-        self._linker = linker
+        # it reaches the game only weakly, so a dropped game is freed at once with no cycle for
+        # the collector (tests/test_linking.py)
+        self._evaluate = evaluate
         self.def_values: dict[str, dict] = {}
         self._default_makers: dict[str, list] = {}
 
     def const(self, node: ir.X):
-        return self._linker.x(node)({})
+        return self._evaluate(node)
 
     def report_problem(self, problems, message, *path, hint=None, code=WRONG_VALUE, key=False, doc=None):
         """A problem at a YAML node of the scenario (at its key, for names that are keys).

@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 
 from hexlore.runtime.engine.game import Game
-from hexlore.runtime.engine.linked import BUDGET
+from hexlore.runtime.engine.bounds import BUDGET
 from hexlore.runtime.engine.policies import Script, make_policy
 from hexlore.runtime.engine.state import GameState
 
@@ -92,5 +92,5 @@ class Replayer:
         g.script = Script(copy_value(self.decisions))
         g.policies = {name: make_policy(p, seed, name) for name, p in self.policy_names.items()}
         g.log = []
-        g.depth = 0
+        g.context.depth = 0
         return g

@@ -1,29 +1,18 @@
-"""What every part of the linker shares: the closure types, the two ways rules fail or end
-the game, the number rule of Lore, and what a part may use of the Linker.
+"""The bounds a game is held to, and the two ways rules leave normal play: failing
+(:class:`RuleError`, located at the rule) and ending the game (:class:`GameOver`).
 
-Kept below the linker's parts (``link_*.py``, composed in ``interpreter.py``) so that each
-part, the built-ins that raise :class:`RuleError` and :class:`GameOver`, and the game that
-catches them import it without importing the linking machinery.
+Kept at the bottom of the engine so that the compiled rules' helpers, the built-ins that
+raise these and the game that catches them all import it without importing each other.
 """
 
 from __future__ import annotations
 
-import weakref
-from typing import TYPE_CHECKING, Callable
-
 from hexlore.compiler import ir
-from hexlore.dsl.limits import MAX_INT
 from hexlore.compiler.model import FaceSpec
+from hexlore.dsl.limits import MAX_INT
 
-if TYPE_CHECKING:
-    from hexlore.compiler.model import RuleSet
-    from hexlore.runtime.engine.game import Game
-    from hexlore.runtime.engine.memo import Memo
-    from hexlore.runtime.engine.state import GameState
-
-Env = dict
-XFn = Callable[[Env], object]
-SFn = Callable[[Env], None]
+#: events nested in events (a trigger emitting, its triggers emitting…) at most this deep
+MAX_EVENT_DEPTH = 64
 
 
 class RuleError(Exception):
@@ -123,22 +112,3 @@ def as_number(value) -> int:
     if isinstance(value, bool):
         return int(value)
     return value
-
-
-class LinkerPart:
-    """A part of the Linker: the methods that link some kinds of IR nodes.
-
-    The parts are mixed into one Linker (interpreter.py), which sets or defines what is
-    declared here; each part links its children with ``x`` and ``block`` whatever part
-    links them. Linking happens once per game (or once per rule set, see Linker.x): the
-    closures a part returns never call back into the Linker.
-    """
-
-    _game: weakref.ref[Game]
-    rules: RuleSet
-    state: GameState
-    memo: Memo
-    loop_budget: Budget
-    game: Game
-    x: Callable[[ir.X], XFn]
-    block: Callable[[tuple[ir.S, ...]], SFn]

@@ -1,0 +1,407 @@
+"""IR expressions as Python expression nodes.
+
+Each IR expression becomes one ``ast.expr`` evaluated in the generated function's frame:
+locals are Python locals, fields are dict reads, ints are added with their bound checked
+inline. What needs a loop of its own (an aggregate, a choice among options) is lifted into a
+module-level function of the values it reads (its free locals), so that no expression needs
+a statement inside it.
+
+Values are checked where Python would not fail by itself (a none where a number is wanted, a
+list index out of range, a field another pack leaves unset). Where Python does fail by itself
+(a field read on none), the generated code does not check: the failure is located afterwards
+from the line of the failing instruction (:mod:`.locate`), so the common path pays nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from hexlore.compiler import ir
+from hexlore.dsl.limits import MAX_INT
+from hexlore.runtime.engine.compiled.names import CONTEXT, Scope, attr, call, function, name, store
+
+if TYPE_CHECKING:
+    from hexlore.runtime.engine.compiled.program import Program
+
+#: built-ins whose result is always an int (or a truth value, which adds as one)
+_INT_BUILTINS = frozenset({"count", "distance", "abs", "path_length", "move_spent", "sum", "max", "min"})
+#: built-ins that can never give a list: their result needs no budget check
+_NEVER_LISTS = frozenset({"count", "sum", "max", "min", "abs", "empty", "distance", "adjacent", "on_edge",
+                          "in_section", "line_clear", "line_clear_above", "paths_clear", "path_length",
+                          "in_range", "move_spent", "unit_at", "occupied", "opponent", "winner", "text",
+                          "move", "remove_unit", "set_terrain", "set_aside", "begin_turn", "win", "draw_game",
+                          "push", "remove", "shuffle"})
+_ARITHMETIC = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult}
+_ORDER = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE}
+
+
+def _is(left: ast.expr, right: ast.expr) -> ast.Compare:
+    return ast.Compare(left, [ast.Is()], [right])
+
+
+def _walrus(target: str, value: ast.expr) -> ast.NamedExpr:
+    return ast.NamedExpr(store(target), value)
+
+
+def _subscript(value: ast.expr, key: ast.expr) -> ast.Subscript:
+    return ast.Subscript(value, key, ast.Load())
+
+
+class Expressions:
+    """Compiles the expressions of one generated function (``scope``)."""
+
+    def __init__(self, program: "Program", scope: Scope):
+        self.program = program
+        self.module = program.module
+        self.scope = scope
+
+    # ------------------------------------------------------------ entry points
+    def x(self, node: ir.X) -> ast.expr:
+        return self.typed(node)[0]
+
+    def typed(self, node: ir.X) -> tuple[ast.expr, bool]:
+        """The expression of ``node`` and whether it is known to be an int."""
+        method = getattr(self, "x_" + node.__class__.__name__)
+        tree, is_int = method(node)
+        return self.module.at(tree, node), is_int
+
+    def number(self, node: ir.X, op: str) -> ast.expr:
+        """``node`` as a number for ``op``: ints as they are, anything else through h_number."""
+        tree, is_int = self.typed(node)
+        if is_int:
+            return tree
+        t = self.scope.temp()
+        test = _is(attr(_walrus(t, tree), "__class__"), name("h_int"))
+        slow = call("h_number", name(t), ast.Constant(op), self.module.origin(node))
+        return self.module.at(ast.IfExp(test, name(t), slow), node)
+
+    # ------------------------------------------------------------ values
+    def x_Const(self, node: ir.Const):
+        value = node.value
+        return self.module.constant(value), value.__class__ in (int, bool)
+
+    def x_OptionRef(self, node: ir.OptionRef):
+        return _subscript(attr(CONTEXT, "options"), ast.Constant(node.name)), False
+
+    def x_Local(self, node: ir.Local):
+        return name(self.scope.local(node.name)), False
+
+    def x_GameRef(self, node: ir.GameRef):
+        return attr(CONTEXT, "game"), False
+
+    def x_FunctionRef(self, node: ir.FunctionRef):
+        return ast.Constant(node.name), False
+
+    def x_MakeList(self, node: ir.MakeList):
+        return ast.List([self.x(i) for i in node.items], ast.Load()), False
+
+    def x_TableGet(self, node: ir.TableGet):
+        key, table = self.scope.temp(), self.scope.temp()
+        present = ast.Compare(_walrus(key, self.x(node.key)), [ast.In()],
+                              [_walrus(table, _subscript(attr(CONTEXT, "tables"), ast.Constant(node.table)))])
+        missing = call("h_no_entry", ast.Constant(node.table), name(key), self.module.origin(node))
+        return ast.IfExp(present, _subscript(name(table), name(key)), missing), False
+
+    def x_ListIndex(self, node: ir.ListIndex):
+        return call("h_item", self.x(node.obj), self.x(node.index), self.module.origin(node)), False
+
+    # ------------------------------------------------------------ fields
+    def x_GetField(self, node: ir.GetField):
+        obj, field, owner = node.obj, node.name, node.owner
+        key = ast.Constant(field)
+        if owner == "unit":
+            if field in ("hex", "side", "id", "alive"):
+                return attr(self.x(obj), field), field == "alive"
+            if field == "type":
+                return attr(self.x(obj), "definition"), False
+            if field == "title":
+                return attr(attr(self.x(obj), "definition"), "title"), False
+            declarer = self.program.may_be_unset("unit", field)
+            if declarer is None:
+                return _subscript(attr(self.x(obj), "f"), key), False
+            unit, value = self.scope.temp(), self.scope.temp()
+            read = _walrus(value, _subscript(attr(_walrus(unit, self.x(obj)), "f"), key))
+            missing = call("h_unit_unset", name(unit), key, ast.Constant(declarer), self.module.origin(node))
+            return ast.IfExp(ast.Compare(read, [ast.IsNot()], [ast.Constant(None)]), name(value), missing), False
+        if owner == "side":
+            if field in ("name", "edge"):
+                return attr(self.x(obj), field), False
+            return _subscript(attr(self.x(obj), "f"), key), False
+        if owner == "hex":
+            if field in ("q", "r"):
+                return attr(self.x(obj), field), True
+            if field == "label":
+                return call(attr(attr(CONTEXT, "board"), "label"), self.x(obj)), False
+            return _subscript(_subscript(attr(CONTEXT, "hex_fields"), self.x(obj)), key), False
+        if owner == "game":
+            return _subscript(attr(CONTEXT, "game_fields"), key), field in ("round", "turn")
+        if owner == "face":
+            if field == "die":
+                return _subscript(self.module.constant(self.program.rules.dice), attr(self.x(obj), "die")), False
+            if field in ("name", "value"):
+                return attr(self.x(obj), field), False
+            return call("h_getattr", self.x(obj), key), False
+        if owner == "def":
+            if field in ("name", "title"):
+                return attr(self.x(obj), field), False
+            return self._definition_field(node), False
+        if owner == "event":
+            if field == "replaced":
+                return attr(self.x(obj), "replaced"), False
+            return _subscript(attr(self.x(obj), "args"), key), False
+        return call("h_dynamic", self.x(node.obj), key, self.module.origin(node)), False
+
+    def _definition_field(self, node: ir.GetField) -> ast.expr:
+        """A definition's value: from the game's table of definition values (filled on first
+        use), checked for none where some kind may leave the field unset."""
+        d = self.scope.temp()
+        values = ast.BoolOp(ast.Or(), [
+            call(attr(attr(CONTEXT, "definition_values"), "get"), attr(_walrus(d, self.x(node.obj)), "name")),
+            call(attr(CONTEXT, "load_definition"), name(d))])
+        read = _subscript(values, ast.Constant(node.name))
+        unset_in = self.program.unset_kinds(node.name)
+        if not unset_in:
+            return read
+        value = self.scope.temp()
+        missing = call("h_def_unset", name(d), ast.Constant(node.name), self.module.constant(unset_in),
+                       self.module.origin(node))
+        return ast.IfExp(ast.Compare(_walrus(value, read), [ast.IsNot()], [ast.Constant(None)]), name(value), missing)
+
+    # ------------------------------------------------------------ operators
+    def x_Unary(self, node: ir.Unary):
+        if node.op == "not":
+            return ast.UnaryOp(ast.Not(), self.x(node.operand)), False
+        return ast.UnaryOp(ast.USub(), call("h_as_number", self.x(node.operand))), True
+
+    def x_Binary(self, node: ir.Binary):
+        op = node.op
+        if op in ("and", "or"):
+            true, false = ast.Constant(True), ast.Constant(False)
+            right = ast.IfExp(self.x(node.right), true, false)
+            if op == "and":
+                return ast.IfExp(self.x(node.left), right, false), False
+            return ast.IfExp(self.x(node.left), true, right), False
+        if op in ("==", "!="):
+            cmp = ast.Eq() if op == "==" else ast.NotEq()
+            return ast.Compare(self.x(node.left), [cmp], [self.x(node.right)]), False
+        if op == "in":
+            return ast.Compare(self.x(node.left), [ast.In()], [self.x(node.right)]), False
+        if op == "++":
+            return call("h_concat", self.x(node.left), self.x(node.right), self.module.origin(node)), False
+        left, right = self.number(node.left, op), self.number(node.right, op)
+        if op in _ORDER:
+            return ast.Compare(left, [_ORDER[op]()], [right]), False
+        origin = self.module.origin(node)
+        if op in ("/", "mod"):
+            t = self.scope.temp()
+            checked = ast.IfExp(ast.Compare(_walrus(t, right), [ast.NotEq()], [ast.Constant(0)]), name(t),
+                                call("h_zero", origin))
+            return ast.BinOp(left, ast.FloorDiv() if op == "/" else ast.Mod(), checked), True
+        t = self.scope.temp()
+        result = _walrus(t, ast.BinOp(left, _ARITHMETIC[op](), right))
+        within = ast.Compare(ast.Constant(-MAX_INT), [ast.LtE(), ast.LtE()], [result, ast.Constant(MAX_INT)])
+        return ast.IfExp(within, name(t), call("h_too_large", name(t), ast.Constant(op), origin)), True
+
+    def x_Conditional(self, node: ir.Conditional):
+        return ast.IfExp(self.x(node.cond), self.x(node.then), self.x(node.otherwise)), False
+
+    def x_IsA(self, node: ir.IsA):
+        rules = self.program.rules
+        names = frozenset(n for n, d in rules.definitions.items() if n == node.name or node.name in d.traits)
+        return call("h_is_a", self.x(node.obj), ast.Constant(node.name), self.module.constant(names),
+                    self.module.constant(rules.definitions)), False
+
+    def x_HasTag(self, node: ir.HasTag):
+        return call("h_has_tag", self.x(node.face), self.x(node.tag)), False
+
+    # ------------------------------------------------------------ calls
+    def x_CallBuiltin(self, node: ir.CallBuiltin):
+        index = self.program.builtin_index(node.name)
+        impl = _subscript(attr(CONTEXT, "builtins"), ast.Constant(index))
+        tree = call(impl, *[self.x(a) for a in node.args])
+        if node.name not in _NEVER_LISTS:
+            tree = call("h_spend_list", self.module.at(tree, node), self.module.origin(node))
+        return tree, node.name in _INT_BUILTINS
+
+    def x_CallFunction(self, node: ir.CallFunction):
+        return call(self.program.function_entry(node.name), name(CONTEXT), *[self.x(a) for a in node.args]), False
+
+    def x_CallProcedure(self, node: ir.CallProcedure):
+        return call(self.program.procedure_name(node.name), name(CONTEXT), *[self.x(a) for a in node.args]), False
+
+    def x_Emit(self, node: ir.Emit):
+        args = ast.Dict([ast.Constant(n) for n, _ in node.args], [self.x(v) for _, v in node.args])
+        return call(self.program.emitter_name(node.event), name(CONTEXT), args, self.module.origin(node)), False
+
+    # ------------------------------------------------------------ lifted: aggregates, choices
+    def x_Aggregate(self, node: ir.Aggregate):
+        source = call("h_spend", self.x(node.source), self.module.origin(node))
+        func = node.func
+        if node.where is None and node.mapped is None and func in ("count", "list"):
+            return (call("h_len", source), True) if func == "count" else (call("h_list", source), False)
+        free = self._free_locals((node.where, node.mapped), exclude=node.var)
+        lifted = self.program.module.callable_name("ag_")
+        inner = Scope([])
+        src = inner.temp()
+        params = [CONTEXT, src] + [inner.local(n) for n in free]
+        item = inner.fresh(node.var)
+        sub = Expressions(self.program, inner)
+        where = sub.x(node.where) if node.where is not None else None
+        mapped = sub.x(node.mapped) if node.mapped is not None else None
+        body = _aggregate_body(func, src, item, where, mapped, inner)
+        self.program.add(function(lifted, params, body))
+        return call(lifted, name(CONTEXT), source, *[name(self.scope.local(n)) for n in free]), \
+            func in ("count", "sum", "min", "max")
+
+    def x_Choose(self, node: ir.Choose):
+        free = self._free_locals((node.source, node.by, node.prefer, node.default), exclude=None)
+        free_prefer = self._free_locals((node.prefer,), exclude=node.var)
+        free = sorted(set(free) | set(free_prefer))
+        lifted = self.program.module.callable_name("ch_")
+        inner = Scope([])
+        params = [CONTEXT] + [inner.local(n) for n in free]
+        sub = Expressions(self.program, inner)
+        opts, scores, choice = inner.temp(), inner.temp(), inner.temp()
+        body: list[ast.stmt] = [
+            ast.Assign([store(opts)], call("h_list", sub.x(node.source))),
+            ast.If(ast.UnaryOp(ast.Not(), name(opts)), [ast.Return(ast.Constant(None))], [])]
+        if node.prefer is not None:
+            # the scores are computed only if a policy reads them (greedy does, random does not)
+            scorer = self._scorer(node, free_prefer)
+            body.append(ast.Assign([store(scores)], call("h_partial", name(scorer), name(CONTEXT), name(opts),
+                                                         *[name(inner.local(n)) for n in free_prefer])))
+        else:
+            body.append(ast.Assign([store(scores)], ast.Constant(None)))
+        default = call("h_default_index", name(opts), sub.x(node.default)) if node.default is not None \
+            else ast.Constant(None)
+        body.append(ast.Assign([store(choice)], default))
+        decided = call(attr(CONTEXT, "decide"), ast.Constant(node.decision), sub.x(node.by), name(opts),
+                       name(scores), name(choice), self.module.origin(node))
+        body.append(ast.Return(_subscript(name(opts), self.module.at(decided, node))))
+        self.program.add(function(lifted, params, body))
+        return call(lifted, name(CONTEXT), *[name(self.scope.local(n)) for n in free]), False
+
+    def _scorer(self, node: ir.Choose, free: list[str]) -> str:
+        """``sc(R, options, free…) -> scores``: the 'prefer' score of each option, lifted."""
+        lifted = self.program.module.callable_name("sc_")
+        inner = Scope([])
+        opts = inner.temp()
+        params = [CONTEXT, opts] + [inner.local(n) for n in free]
+        item = inner.fresh(node.var)
+        score = Expressions(self.program, inner).x(node.prefer)
+        scores = inner.temp()
+        body: list[ast.stmt] = [
+            ast.Assign([store(scores)], ast.List([], ast.Load())),
+            ast.For(store(item), name(opts), [ast.Expr(call(attr(scores, "append"), call("h_as_number", score)))], []),
+            ast.Return(name(scores))]
+        self.program.add(function(lifted, params, body))
+        return lifted
+
+    def x_Ask(self, node: ir.Ask):
+        free = self._free_locals((node.by, node.default), exclude=None)
+        lifted = self.program.module.callable_name("ak_")
+        inner = Scope([])
+        params = [CONTEXT] + [inner.local(n) for n in free]
+        sub = Expressions(self.program, inner)
+        d, index = inner.temp(), inner.temp()
+        body: list[ast.stmt] = []
+        if node.default is not None:
+            body += [ast.Assign([store(d)], sub.x(node.default)),
+                     ast.Assign([store(index)], ast.IfExp(_is(name(d), ast.Constant(None)), ast.Constant(None),
+                                                          ast.IfExp(name(d), ast.Constant(0), ast.Constant(1))))]
+        else:
+            body.append(ast.Assign([store(index)], ast.Constant(None)))
+        options = ast.List([ast.Constant(True), ast.Constant(False)], ast.Load())
+        decided = call(attr(CONTEXT, "decide"), ast.Constant(node.decision), sub.x(node.by), options,
+                       ast.Constant(None), name(index), self.module.origin(node))
+        body.append(ast.Return(ast.Compare(self.module.at(decided, node), [ast.Eq()], [ast.Constant(0)])))
+        self.program.add(function(lifted, params, body))
+        return call(lifted, name(CONTEXT), *[name(self.scope.local(n)) for n in free]), False
+
+    def _free_locals(self, nodes, exclude: str | None) -> list[str]:
+        """The Lore locals of this scope that ``nodes`` read (a lifted function's parameters)."""
+        found: list[str] = []
+        seen: set[str] = set()
+        for node in nodes:
+            if node is None:
+                continue
+            for local in _locals_read(node):
+                if local != exclude and local not in seen and local in self.scope.names:
+                    seen.add(local)
+                    found.append(local)
+        return found
+
+
+def _locals_read(node) -> list[str]:
+    out: list[str] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.__class__ is ir.Local:
+            out.append(n.name)
+            continue
+        for value in _children(n):
+            stack.append(value)
+    return out
+
+
+def _children(node) -> list:
+    out = []
+    for field in node.__dataclass_fields__:
+        value = getattr(node, field)
+        stack = [value]
+        while stack:
+            v = stack.pop()
+            if isinstance(v, tuple):
+                stack.extend(v)
+            elif isinstance(v, (ir.X, ir.S)):
+                out.append(v)
+    return out
+
+
+def _aggregate_body(func: str, src: str, item: str, where: ast.expr | None, mapped: ast.expr | None,
+                    scope: Scope) -> list[ast.stmt]:
+    """The loop of an aggregate over ``src``, each item in ``item``: exactly the values, the
+    order and the checks of reading ``each item in src where … : …``."""
+    result = scope.temp()
+    value = mapped if mapped is not None else name(item)
+
+    def loop(inner: list[ast.stmt]) -> ast.For:
+        body = [ast.If(where, inner, [])] if where is not None else inner
+        return ast.For(store(item), name(src), body, [])
+
+    def number(expr: ast.expr) -> ast.expr:
+        t = scope.temp()
+        return ast.IfExp(_is(attr(_walrus(t, expr), "__class__"), name("h_int")), name(t),
+                         call("h_as_number", name(t)))
+
+    if func == "count":
+        step: list[ast.stmt] = [ast.Expr(mapped)] if mapped is not None else []
+        step.append(ast.AugAssign(store(result), ast.Add(), ast.Constant(1)))
+        return [ast.Assign([store(result)], ast.Constant(0)), loop(step), ast.Return(name(result))]
+    if func == "any":
+        hit = [ast.Return(ast.Constant(True))]
+        step = [ast.If(mapped, hit, [])] if mapped is not None else hit
+        return [loop(step), ast.Return(ast.Constant(False))]
+    if func == "all":
+        if mapped is None and where is not None:
+            return [ast.For(store(item), name(src),
+                            [ast.If(ast.UnaryOp(ast.Not(), where), [ast.Return(ast.Constant(False))], [])], []),
+                    ast.Return(ast.Constant(True))]
+        return [loop([ast.If(ast.UnaryOp(ast.Not(), value), [ast.Return(ast.Constant(False))], [])]),
+                ast.Return(ast.Constant(True))]
+    if func == "sum":
+        add = ast.Assign([store(result)], ast.BinOp(name(result), ast.Add(), number(value)))
+        return [ast.Assign([store(result)], ast.Constant(0)), loop([add]), ast.Return(name(result))]
+    if func in ("min", "max"):
+        found, v = scope.temp(), scope.temp()
+        better = ast.Compare(name(v), [ast.Lt() if func == "min" else ast.Gt()], [name(result)])
+        step = [ast.Assign([store(v)], number(value)),
+                ast.If(ast.BoolOp(ast.Or(), [ast.UnaryOp(ast.Not(), name(found)), better]),
+                       [ast.Assign([store(result)], name(v)), ast.Assign([store(found)], ast.Constant(True))], [])]
+        return [ast.Assign([store(result)], ast.Constant(0)), ast.Assign([store(found)], ast.Constant(False)),
+                loop(step), ast.Return(name(result))]
+    # list
+    append = ast.Expr(call(attr(result, "append"), value))
+    return [ast.Assign([store(result)], ast.List([], ast.Load())), loop([append]), ast.Return(name(result))]

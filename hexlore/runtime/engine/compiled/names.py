@@ -1,0 +1,134 @@
+"""The names and constants of a generated module, all made by the compiler.
+
+Generated code never spells a name or a value that came from a pack or a scenario: Lore
+locals become ``v0, v1…``, temporaries ``t0…``, callables ``fn_3``, ``pr_7``…, and every
+value that is not a plain int, text, truth value or none (a face, a definition, an origin)
+is a module global ``k0, k1…`` bound to the object itself. Plain values enter as
+``ast.Constant`` nodes. So no text of a rule file can reach a position where Python reads
+code (tests/test_compiled_code.py checks every identifier of the generated module).
+
+Every generated node carries, as its line number, the index of the IR node it comes from
+plus one (:meth:`Module.line`): a failure in compiled code is located back to its rule by
+reading the line of the innermost generated frame (:mod:`.locate`).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterable
+
+from hexlore.compiler import ir
+
+#: the parameter through which generated code reaches the game (its Context)
+CONTEXT = "R"
+
+
+class Scope:
+    """The Python locals of one generated function: Lore names to ``v<n>``, and temporaries."""
+
+    def __init__(self, params: Iterable[str] = ()) -> None:
+        self.names: dict[str, str] = {}
+        self._count = 0
+        self.params = [self.local(p) for p in params]
+
+    def local(self, lore_name: str) -> str:
+        """The Python name of a Lore local (made on first use)."""
+        name = self.names.get(lore_name)
+        if name is None:
+            name = self.names[lore_name] = f"v{self._count}"
+            self._count += 1
+        return name
+
+    def fresh(self, lore_name: str) -> str:
+        """A new Python name for a Lore name bound anew (an aggregate's or a choice's variable)."""
+        name = self.names[lore_name] = f"v{self._count}"
+        self._count += 1
+        return name
+
+    def temp(self) -> str:
+        name = f"t{self._count}"
+        self._count += 1
+        return name
+
+
+class Module:
+    """The module being generated: its functions, its constant pool and its line table."""
+
+    def __init__(self) -> None:
+        self.body: list[ast.stmt] = []
+        self.constants: list[object] = []
+        self._constant_names: dict[tuple, str] = {}
+        #: line number - 1 -> the IR node generated there
+        self.nodes: list[object] = []
+        self._lines: dict[int, int] = {}
+        self._count = 0
+
+    # ------------------------------------------------------------ names
+    def callable_name(self, prefix: str) -> str:
+        name = f"{prefix}{self._count}"
+        self._count += 1
+        return name
+
+    def constant(self, value) -> ast.expr:
+        """``value`` as generated code reads it: a literal for plain values, else a global."""
+        if value is None or value.__class__ in (bool, int, str):
+            return ast.Constant(value)
+        key = (id(value), type(value))
+        try:  # equal hashable values share one name (origins, faces)
+            key = (hash(value), type(value), value)
+        except TypeError:
+            pass
+        name = self._constant_names.get(key)
+        if name is None:
+            name = self._constant_names[key] = f"k{len(self.constants)}"
+            self.constants.append(value)
+        return ast.Name(name, ast.Load())
+
+    def constant_names(self) -> dict[str, object]:
+        return {f"k{i}": value for i, value in enumerate(self.constants)}
+
+    # ------------------------------------------------------------ lines
+    def line(self, node) -> int:
+        """The line number of IR node ``node`` in the generated module."""
+        key = id(node)
+        line = self._lines.get(key)
+        if line is None:
+            self.nodes.append(node)
+            line = self._lines[key] = len(self.nodes)
+        return line
+
+    def at(self, tree: ast.AST, node) -> ast.AST:
+        """``tree`` located at IR node ``node`` (its own node only: children keep theirs)."""
+        line = self.line(node)
+        tree.lineno = tree.end_lineno = line
+        tree.col_offset, tree.end_col_offset = 0, 1
+        return tree
+
+    def origin(self, node: ir.X | ir.S) -> ast.expr:
+        return self.constant(node.origin)
+
+
+def name(identifier: str) -> ast.Name:
+    return ast.Name(identifier, ast.Load())
+
+
+def store(identifier: str) -> ast.Name:
+    return ast.Name(identifier, ast.Store())
+
+
+def call(function: ast.expr | str, *args: ast.expr) -> ast.Call:
+    return ast.Call(name(function) if isinstance(function, str) else function, list(args), [])
+
+
+def attr(value: ast.expr | str, attribute: str) -> ast.Attribute:
+    return ast.Attribute(name(value) if isinstance(value, str) else value, attribute, ast.Load())
+
+
+def function(identifier: str, params: list[str], body: list[ast.stmt]) -> ast.FunctionDef:
+    arguments = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params], vararg=None, kwonlyargs=[],
+                              kw_defaults=[], kwarg=None, defaults=[])
+    return ast.FunctionDef(identifier, arguments, body or [ast.Pass()], [], None, type_comment=None)
+
+
+def assign(target: str, value: ast.expr) -> ast.Assign:
+    return ast.Assign([store(target)], value)

@@ -1,0 +1,255 @@
+"""IR statements as Python statements, and the callables of a rule set as Python functions.
+
+A procedure, a trigger, a game block, a function and an event's dispatch each become one
+module-level function taking the game's :class:`~hexlore.runtime.engine.context.Context`
+(``R``) and their arguments. Lore's control flow is Python's: ``break`` is ``break``,
+``stop`` and ``return`` are ``return`` (a ``before`` trigger writes its arguments back on
+every way out). The order of evaluation, the budget spent and the memo forgotten are those
+of the rules as the language reference states them.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Callable
+
+from hexlore.compiler import ir
+from hexlore.compiler.model import TriggerSpec, Timing
+from hexlore.runtime.engine.compiled.expressions import Expressions
+from hexlore.runtime.engine.compiled.names import CONTEXT, Scope, attr, call, function, name, store
+from hexlore.runtime.engine.memo import ANY, field_token
+
+if TYPE_CHECKING:
+    from hexlore.runtime.engine.compiled.program import Program
+
+#: what a ``stop`` (value None) or a ``return`` (its value) turns into
+Exit = Callable[[ast.expr | None], list[ast.stmt]]
+
+
+def _subscript(value: ast.expr, key: ast.expr) -> ast.Subscript:
+    return ast.Subscript(value, key, ast.Load())
+
+
+def _assign(target: str, value: ast.expr) -> ast.Assign:
+    return ast.Assign([store(target)], value)
+
+
+class Statements:
+    """Compiles the statements of one generated function."""
+
+    def __init__(self, program: "Program", scope: Scope, exit: Exit):
+        self.program = program
+        self.module = program.module
+        self.scope = scope
+        self.exprs = Expressions(program, scope)
+        self.exit = exit
+
+    def block(self, stmts: tuple[ir.S, ...]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for s in stmts:
+            for tree in getattr(self, "s_" + s.__class__.__name__)(s):
+                out.append(self.module.at(tree, s))
+        return out
+
+    def s_Let(self, node: ir.Let):
+        return [_assign(self.scope.local(node.name), self.exprs.x(node.value))]
+
+    def s_SetLocal(self, node: ir.SetLocal):
+        target = self.scope.local(node.name)
+        if node.op == "=":
+            return [_assign(target, self.exprs.x(node.value))]
+        return [_assign(target, call("h_add_to", name(target), self.exprs.x(node.value), ast.Constant(node.op),
+                                     self.module.origin(node)))]
+
+    def s_SetField(self, node: ir.SetField):
+        key, origin = ast.Constant(node.name), self.module.origin(node)
+        out: list[ast.stmt] = []
+        if node.owner == "game":
+            fields: ast.expr = attr(CONTEXT, "game_fields")
+        else:
+            target = self.scope.temp()
+            out += [_assign(target, self.exprs.x(node.obj)),
+                    ast.If(ast.Compare(name(target), [ast.Is()], [ast.Constant(None)]),
+                           [ast.Expr(call("h_set_on_none", key, origin))], [])]
+            fields = _subscript(attr(CONTEXT, "hex_fields"), name(target)) if node.owner == "hex" \
+                else attr(target, "f")
+        d = self.scope.temp()
+        out.append(_assign(d, fields))
+        if node.op == "=":
+            out.append(ast.Assign([ast.Subscript(name(d), key, ast.Store())], self.exprs.x(node.value)))
+        else:
+            value, current = self.scope.temp(), self.scope.temp()
+            out += [_assign(value, self.exprs.x(node.value)),
+                    _assign(current, _subscript(name(d), key)),
+                    ast.If(ast.Compare(name(current), [ast.Is()], [ast.Constant(None)]),
+                           [ast.Expr(call("h_change_none", key, ast.Constant(node.op), origin))], []),
+                    ast.Assign([ast.Subscript(name(d), key, ast.Store())],
+                               call("h_add_to", name(current), name(value), ast.Constant(node.op), origin))]
+        token = field_token(node.owner, node.name) or ANY
+        out.append(ast.Expr(call(_subscript(attr(CONTEXT, "forget"), ast.Constant(self.program.forget_index(token))))))
+        return out
+
+    def s_If(self, node: ir.If):
+        orelse = self.block(node.otherwise)
+        for cond, body in reversed(node.branches):
+            orelse = [ast.If(self.exprs.x(cond), self.block(body) or [ast.Pass()], orelse)]
+        return orelse
+
+    def s_ForEach(self, node: ir.ForEach):
+        items = self.scope.temp()
+        spend = call(attr("h_budget", "spend"), call("h_len", name(items)), self.module.origin(node))
+        var = self.scope.local(node.var)
+        return [_assign(items, call("h_list", self.exprs.x(node.source))), ast.Expr(spend),
+                ast.For(store(var), name(items), self.block(node.body) or [ast.Pass()], [])]
+
+    def s_Repeat(self, node: ir.Repeat):
+        times = call("h_repeat", self.exprs.x(node.times), self.module.origin(node))
+        return [ast.For(store(self.scope.temp()), call("h_range", times), self.block(node.body) or [ast.Pass()], [])]
+
+    def s_Break(self, node: ir.Break):
+        return [ast.Break()]
+
+    def s_Stop(self, node: ir.Stop):
+        return self.exit(None)
+
+    def s_Return(self, node: ir.Return):
+        return self.exit(self.exprs.x(node.value))
+
+    def s_Do(self, node: ir.Do):
+        return [ast.Expr(self.exprs.x(node.expr))]
+
+
+# ---------------------------------------------------------------- the callables
+def function_def(program: "Program", identifier: str, params: tuple[str, ...], body: ir.X) -> ast.FunctionDef:
+    scope = Scope(params)
+    value = Expressions(program, scope).x(body)
+    return function(identifier, [CONTEXT] + scope.params, [program.module.at(ast.Return(value), body)])
+
+
+def memo_entry(identifier: str, body_name: str, plan_index: int, shape: tuple) -> ast.FunctionDef:
+    """The memoised entry of a function: exactly the keys, look-ups and bookkeeping of
+    :class:`~hexlore.runtime.engine.memo.Plan`, written out for this function's shape."""
+    positions, exact, unknown, objects, arity = shape
+    params = [f"v{i}" for i in range(arity)]
+    plan, key, found = "t_plan", "t_key", "t_found"
+    direct = call(body_name, name(CONTEXT), *[name(p) for p in params])
+    skip: list[ast.expr] = [ast.Compare(attr(p_, "__class__"), [ast.IsNot()], [name("h_" + cls.__name__)])
+                            for p_, cls in ((params[i], cls) for i, cls in exact)]
+    skip += [ast.Compare(attr(params[i], "__class__"), [ast.In()], [name("h_numbers")]) for i in unknown]
+    if not positions:
+        key_value: ast.expr = ast.Tuple([], ast.Load())
+    elif len(positions) == 1:
+        key_value = name(params[positions[0]])
+    else:
+        key_value = ast.Tuple([name(params[i]) for i in positions], ast.Load())
+    table = attr(plan, "table")
+    keep: ast.expr = ast.Compare(attr(found, "__class__"), [ast.IsNot()], [name("h_list")])
+    if objects:
+        keep = ast.BoolOp(ast.And(), [keep] + [ast.Compare(attr(params[i], "__class__"), [ast.NotIn()],
+                                                           [name("h_numbers")]) for i in objects])
+    memoised: list[ast.stmt] = []
+    if skip:
+        memoised.append(ast.If(ast.BoolOp(ast.Or(), skip) if len(skip) > 1 else skip[0], [ast.Return(direct)], []))
+    memoised += [
+        _assign(key, key_value),
+        ast.Try([_assign(found, call(attr(table, "get"), name(key), name("h_miss")))],
+                [ast.ExceptHandler(name("h_type_error"), None, [ast.Return(direct)])], [], []),
+        ast.If(ast.Compare(name(found), [ast.IsNot()], [name("h_miss")]),
+               [ast.AugAssign(ast.Attribute(name(plan), "hits", ast.Store()), ast.Add(), ast.Constant(1)),
+                ast.Return(name(found))], []),
+        _assign(found, direct),
+        ast.If(keep, [ast.Assign([ast.Subscript(table, name(key), ast.Store())], name(found))], []),
+        ast.Expr(call(attr(plan, "missed"))),
+        ast.Return(name(found))]
+    on = ast.BoolOp(ast.And(), [attr(attr(CONTEXT, "memo"), "on"), attr(plan, "active")])
+    body = [_assign(plan, _subscript(attr(CONTEXT, "plans"), ast.Constant(plan_index))),
+            ast.If(on, memoised, []), ast.Return(direct)]
+    return function(identifier, [CONTEXT] + params, body)
+
+
+def procedure_def(program: "Program", identifier: str, params: tuple[str, ...], body: tuple[ir.S, ...]):
+    scope = Scope(params)
+
+    def exit(value):
+        return [ast.Return(value if value is not None else ast.Constant(None))]
+    stmts = Statements(program, scope, exit).block(body)
+    return function(identifier, [CONTEXT] + scope.params, stmts)
+
+
+def block_def(program: "Program", identifier: str, body: tuple[ir.S, ...]) -> ast.FunctionDef:
+    scope = Scope()
+
+    def exit(value):
+        return ([ast.Expr(value)] if value is not None else []) + [ast.Return(ast.Constant(None))]
+    return function(identifier, [CONTEXT], Statements(program, scope, exit).block(body))
+
+
+def trigger_def(program: "Program", identifier: str, t: TriggerSpec) -> ast.FunctionDef:
+    """``tr(R, record) -> ran``: the arguments as locals, the guard, the optional question,
+    the body; a ``before`` trigger writes the arguments back (and forgets what read them)."""
+    module = program.module
+    scope = Scope()
+    args = "t_args"
+    binds = [_assign(scope.local(p), _subscript(name(args), ast.Constant(p))) for p in t.params]
+    write_back: list[ast.stmt] = []
+    if t.timing is Timing.BEFORE:
+        write_back = [ast.Assign([ast.Subscript(name(args), ast.Constant(p), ast.Store())], name(scope.local(p)))
+                      for p in t.params]
+        write_back.append(ast.Expr(call(attr(CONTEXT, "forget_event"))))
+
+    def exit(value):
+        return ([ast.Expr(value)] if value is not None else []) + write_back + [ast.Return(ast.Constant(True))]
+    statements = Statements(program, scope, exit)
+    head: list[ast.stmt] = [_assign(args, attr("t_record", "args"))] + binds
+    if t.guard is not None:
+        guard = statements.exprs.x(t.guard)
+        head.append(module.at(ast.If(ast.UnaryOp(ast.Not(), guard), [ast.Return(ast.Constant(False))], []), t.guard))
+    if t.optional_by is not None:
+        asked = call(attr(CONTEXT, "decide"), ast.Constant(t.name), statements.exprs.x(t.optional_by),
+                     ast.List([ast.Constant(True), ast.Constant(False)], ast.Load()), ast.Constant(None),
+                     ast.Constant(0), module.constant(t.origin))
+        head.append(module.at(ast.If(ast.Compare(module.at(asked, t.optional_by), [ast.NotEq()], [ast.Constant(0)]),
+                                     [ast.Return(ast.Constant(False))], []), t.optional_by))
+    body = statements.block(t.body)
+    return function(identifier, [CONTEXT, "t_record"], head + body + write_back + [ast.Return(ast.Constant(True))])
+
+
+def emitter_def(program: "Program", identifier: str, event: str) -> ast.FunctionDef:
+    """``ev(R, args, origin) -> record``: the event's dispatch, its triggers called in the order
+    of the rule set's dispatch table."""
+    table = program.rules.dispatch.get(event)
+    record = "t_rec"
+
+    def run(t: TriggerSpec) -> ast.Call:
+        return call(program.trigger_name(t.name), name(CONTEXT), name(record))
+
+    body: list[ast.stmt] = [
+        ast.Expr(call(attr("h_budget", "event"), name("t_origin"))),
+        ast.If(ast.Compare(attr(CONTEXT, "depth"), [ast.GtE()], [ast.Constant(program.max_depth)]),
+               [ast.Expr(call(attr(CONTEXT, "too_deep"), ast.Constant(event), name("t_origin")))], []),
+        ast.AugAssign(ast.Attribute(name(CONTEXT), "depth", ast.Store()), ast.Add(), ast.Constant(1))]
+    inner: list[ast.stmt] = [_assign(record, call("h_event", ast.Constant(event), name("t_args")))]
+    if table:
+        inner += [ast.Expr(run(t)) for t in table.before]
+    inner.append(ast.Expr(call(attr(CONTEXT, "log_event"), ast.Constant(event), attr(record, "args"))))
+    if table:
+        chain: list[ast.stmt] = []
+        for t in reversed(table.instead):
+            chain = [ast.If(run(t), [ast.Assign([ast.Attribute(name(record), "replaced", ast.Store())],
+                                                ast.Constant(True)),
+                                     ast.Expr(call(attr(CONTEXT, "forget_event")))], chain)]
+        inner += chain
+        on = [ast.Expr(run(t)) for t in table.on]
+        if on and table.instead:
+            inner.append(ast.If(ast.UnaryOp(ast.Not(), attr(record, "replaced")), on, []))
+        else:
+            inner += on
+        inner += [ast.Expr(run(t)) for t in table.after]
+    inner.append(ast.Return(name(record)))
+    decrement = ast.AugAssign(ast.Attribute(name(CONTEXT), "depth", ast.Store()), ast.Sub(), ast.Constant(1))
+    body.append(ast.Try(inner, [], [], [decrement]))
+    return function(identifier, [CONTEXT, "t_args", "t_origin"], body)
+
+
+def constant_def(program: "Program", identifier: str, node: ir.X) -> ast.FunctionDef:
+    return function_def(program, identifier, (), node)

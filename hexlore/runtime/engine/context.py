@@ -1,0 +1,71 @@
+"""What compiled rules see of one game: its tables, its built-ins, its memo and its log.
+
+The generated functions of a rule set (:mod:`hexlore.runtime.engine.compiled`) are shared by
+every game of a process; each call receives the game's :class:`Context` as ``R``. The context
+holds the game's mutable dicts and per-game callables directly (slots: one attribute read
+each) and the game itself only weakly, so a dropped game is freed at once, without the cyclic
+garbage collector.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING
+
+from hexlore.compiler import ir
+from hexlore.runtime.engine.bounds import MAX_EVENT_DEPTH, RuleError
+from hexlore.runtime.engine.memo import EVENT, effect_token
+
+if TYPE_CHECKING:
+    from hexlore.runtime.engine.compiled.program import CompiledRules
+    from hexlore.runtime.engine.game import Game
+
+
+def _forgetting(impl, forget):
+    """A built-in that changes the game: it forgets the memoised results that read what it
+    changes, then acts (no Lore runs in between, so before is the same as after, and holds
+    when it raises: ``win`` ends the game)."""
+    def changing(*args):
+        forget()
+        return impl(*args)
+    return changing
+
+
+class Context:
+    __slots__ = ("game", "options", "tables", "board", "hex_fields", "game_fields", "definition_values",
+                 "load_definition", "builtins", "forget", "plans", "memo", "depth", "events", "forget_event",
+                 "__weakref__")
+
+    def __init__(self, game: "Game", compiled: "CompiledRules", builtins: dict):
+        self.game = weakref.proxy(game)
+        state, memo = game.state, game.memo
+        self.options = game.options
+        self.tables = game.tables
+        self.board = state.board
+        self.hex_fields = state.hex_fields
+        self.game_fields = state.game
+        self.definition_values = game.values.def_values
+        self.load_definition = game.values.definition_values
+        self.memo = memo
+        self.events = game.events
+        self.depth = 0
+        self.builtins = tuple(self._builtin(builtins[name], name) for name in compiled.builtin_names)
+        self.forget = tuple(memo.forgetter(token) for token in compiled.forget_tokens)
+        self.plans = tuple(memo.plan(name) for name in compiled.memoised)
+        self.forget_event = memo.forgetter(EVENT)
+
+    def _builtin(self, impl, name: str):
+        forget = self.memo.forgetter(effect_token(name))
+        return impl if forget is None else _forgetting(impl, forget)
+
+    # ------------------------------------------------------------ called by compiled code
+    def decide(self, name: str, side, options: list, scores, default, origin: ir.Origin) -> int:
+        return self.game.decide(name, side, options, scores, default, origin)
+
+    def log_event(self, name: str, args: dict) -> None:
+        shown = self.events.shown
+        self.events.record_event(name, {k: shown(v) for k, v in args.items()})
+
+    def too_deep(self, event: str, origin: ir.Origin):
+        raise RuleError(f"events nested deeper than {MAX_EVENT_DEPTH} while emitting '{event}': "
+                        "a cycle of triggers never ends", origin)
