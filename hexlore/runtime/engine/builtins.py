@@ -65,13 +65,18 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         return out
 
     def shuffle(items):
+        state.will_change(items)
         game.policy_rng.shuffle(items)
 
     def pop(items):
-        return items.pop(0) if items else None
+        if not items:
+            return None
+        state.will_change(items)
+        return items.pop(0)
 
     def remove(items, item):
         if item in items:
+            state.will_change(items)
             items.remove(item)
 
     def toward_edge(h, side):
@@ -362,7 +367,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
     def remove_unit(unit):
         u = need_unit(unit)
         state.place(u, None)
-        u.alive = False
+        state.set(u, "alive", False)
 
     def set_aside(unit):
         """Off the board but alive: a reserve, a unit carried by another, one waiting to deploy."""
@@ -378,15 +383,15 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
                             hint="a campaign's 'aftermath' block runs after the end; read winner() there")
 
     def begin_turn(side):
-        state.game["turn"] += 1
-        state.game["active"] = side
+        state.write(state.game, "turn", state.game["turn"] + 1)
+        state.write(state.game, "active", side)
 
     def win(side):
         if not isinstance(side, Side):
             raise RuleError(f"win needs a side, got {side!r}")
         game_over_already("win")
-        state.winner = side
-        state.over = True
+        state.set(state, "winner", side)
+        state.set(state, "over", True)
         game.events.record({"type": "end", "winner": side.name})
         raise GameOver()
 
@@ -396,11 +401,11 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             raise RuleError(f"set_terrain: {h!r} is not on the board")
         if not isinstance(terrain, DefinitionSpec) or terrain.kind != "terrain":
             raise RuleError(f"set_terrain needs a terrain, got {terrain!r}")
-        state.hex_fields[h]["terrain"] = terrain
+        state.write(state.hex_fields[h], "terrain", terrain)
 
     def draw_game():
         game_over_already("draw_game")
-        state.over = True
+        state.set(state, "over", True)
         game.events.record({"type": "end", "winner": None})
         raise GameOver()
 
@@ -425,6 +430,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         return list(range(lo, hi + 1))
 
     def push(items, item):
+        state.will_change(items)
         items.append(item)
         bounded_list(items, None)
 

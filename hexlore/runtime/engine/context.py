@@ -33,7 +33,7 @@ def _forgetting(impl, forget):
 
 class Context:
     __slots__ = ("game", "options", "tables", "board", "hex_fields", "game_fields", "definition_values",
-                 "load_definition", "builtins", "forget", "plans", "memo", "depth", "events", "forget_event",
+                 "load_definition", "builtins", "forget", "plans", "memo", "depth", "events", "forget_event", "state",
                  "__weakref__")
 
     def __init__(self, game: "Game", compiled: "CompiledRules", builtins: dict):
@@ -41,6 +41,7 @@ class Context:
         state, memo = game.state, game.memo
         self.options = game.options
         self.tables = game.tables
+        self.state = state
         self.board = state.board
         self.hex_fields = state.hex_fields
         self.game_fields = state.game

@@ -84,7 +84,7 @@ class Game:
         self.seed = scenario.seed if seed is None else seed
         # the dice are injectable: the odds engine answers rolls from an enumeration
         self.roller = roller if roller is not None else Roller(self.seed, forced_dice)
-        self.policy_rng = random.Random(f"hexlore-game:{self.seed}")
+        self.policy_rng = None  # made on first use (shuffles): seeding one costs more than a short action
         self.script = Script(decisions if decisions is not None else scenario.decisions)
         self.state = GameState(scenario.board)
         # memoised results of pure functions (hexlore/runtime/engine/memo.py): filled only while
@@ -120,6 +120,18 @@ class Game:
         if entry is None or entry[0] is not node:
             raise ValueError(f"not a constant expression of these rules: {node!r}")
         return entry[1](self.context)
+
+    @property
+    def policy_rng(self) -> random.Random:
+        """The game's stream for shuffles, seeded by the game's seed."""
+        rng = self._policy_rng
+        if rng is None:
+            rng = self._policy_rng = random.Random(f"hexlore-game:{self.seed}")
+        return rng
+
+    @policy_rng.setter
+    def policy_rng(self, rng) -> None:
+        self._policy_rng = rng
 
     @property
     def log(self) -> list[dict]:
@@ -273,14 +285,14 @@ class Game:
         try:
             self.run_block("setup")
             while not self.state.over and self.state.game["round"] < limit:
-                self.state.game["round"] += 1
+                self.state.write(self.state.game, "round", self.state.game["round"] + 1)
                 self._forget_round()
                 self.events.record({"type": "round"})
                 self.run_block("round")
             if not self.state.over:
                 self.run_block("end")
             if not self.state.over:
-                self.state.over = True
+                self.state.set(self.state, "over", True)
                 self.events.record({"type": "end", "winner": None, "reason": "round limit"})
         except GameOver:
             pass

@@ -66,12 +66,18 @@ class GreedyPolicy(Policy):
 
 
 class RandomPolicy(Policy):
+    """Uniform among the options, from a stream seeded by the game's seed and the side (made
+    at the first choice: seeding costs more than many short actions that never choose)."""
+
     name = "random"
 
-    def __init__(self, rng: random.Random):
-        self.rng = rng
+    def __init__(self, seed: str):
+        self.seed = seed
+        self.rng: random.Random | None = None
 
     def choose(self, decision: Decision) -> int:
+        if self.rng is None:
+            self.rng = random.Random(self.seed)
         return self.rng.randrange(len(decision.options))
 
 
@@ -87,7 +93,7 @@ def make_policy(name: str | Policy, seed: int, side_name: str) -> Policy:
         return GreedyPolicy()
     if name == "first" or name == "scripted":
         return FirstPolicy()
-    return RandomPolicy(random.Random(f"hexlore-policy:{seed}:{side_name}"))
+    return RandomPolicy(f"hexlore-policy:{seed}:{side_name}")
 
 
 class Script:

@@ -10,7 +10,6 @@ shared where immutable or identities (units, sides, hexes, definitions, faces).
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 
 from hexlore.runtime.engine.game import Game
@@ -72,23 +71,24 @@ class StateSnapshot:
 class Replayer:
     """One game, reset to the same start before each run with fresh dice, policies and log.
 
-    ``reset`` puts back everything a run changes, so a run on the replayer logs exactly what a
-    run on a new ``Game`` with the same seed would (a test compares the two).
+    ``reset`` puts back everything a run changes (from the state's journal: only what the run
+    changed), so a run on the replayer logs exactly what a run on a new ``Game`` with the same
+    seed would (a test compares the two).
     """
 
     def __init__(self, game: Game, decisions: dict, policies: dict[str, str]):
         self.game = game
         self.decisions = decisions
         self.policy_names = policies
-        self.snapshot = StateSnapshot.take(game.state)
+        self.start = game.state.mark()
 
     def reset(self, roller, seed: int = 0) -> Game:
         g = self.game
         BUDGET.reset()  # each run of the action may spend a game's whole budget
-        self.snapshot.restore(g.state)
+        g.state.undo(self.start)
         g.seed = seed
         g.roller = roller
-        g.policy_rng = random.Random(f"hexlore-game:{seed}")
+        g.policy_rng = None  # seeded from g.seed when first used
         g.script = Script(copy_value(self.decisions))
         g.policies = {name: make_policy(p, seed, name) for name, p in self.policy_names.items()}
         g.log = []

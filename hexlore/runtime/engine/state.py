@@ -3,6 +3,12 @@
 State is plain Python objects with one dict of fields each, so a snapshot is a deep copy
 and two games never share mutable data. ``label`` turns any runtime value into the short,
 stable text used in the event log and in scenario expectations.
+
+A state forks cheaply through its **journal**: once :meth:`GameState.mark` has been called,
+every change (a field set, a unit placed, a list changed in place) first records what it
+replaces, and :meth:`GameState.undo` puts back everything changed since a mark, newest
+first. Exact odds branch at a chance point this way, and a search player tries a move and
+takes it back, paying for what changed rather than for the whole state.
 """
 
 from __future__ import annotations
@@ -57,6 +63,11 @@ class EventRecord:
         return f"Event({self.name})"
 
 
+#: what a journal records for a key a dict did not hold
+MISSING = object()
+_KEY, _ATTRIBUTE, _LIST = 0, 1, 2
+
+
 @dataclass
 class GameState:
     board: Board
@@ -67,15 +78,65 @@ class GameState:
     occupants: dict[Hex, list[Unit]] = field(default_factory=dict)
     winner: Side | None = None
     over: bool = False
+    #: what each change replaced, oldest first, while a fork may be taken back (None: not kept)
+    journal: list | None = None
+
+    # ------------------------------------------------------------ changes, journalled
+    def write(self, fields: dict, key: str, value) -> None:
+        """``fields[key] = value`` (a unit's, side's, hex's or the game's fields)."""
+        journal = self.journal
+        if journal is not None:
+            journal.append((_KEY, fields, key, fields.get(key, MISSING)))
+        fields[key] = value
+
+    def set(self, obj, attribute: str, value) -> None:
+        """``obj.attribute = value`` (a unit's hex or life, the state's winner or end)."""
+        journal = self.journal
+        if journal is not None:
+            journal.append((_ATTRIBUTE, obj, attribute, getattr(obj, attribute)))
+        setattr(obj, attribute, value)
+
+    def will_change(self, items: list) -> None:
+        """``items`` is about to change in place (push, pop, remove, shuffle)."""
+        journal = self.journal
+        if journal is not None:
+            journal.append((_LIST, items, list(items), None))
+
+    def mark(self) -> int:
+        """Start keeping the journal (if not yet) and return where it stands now."""
+        if self.journal is None:
+            self.journal = []
+        return len(self.journal)
+
+    def undo(self, mark: int) -> None:
+        """Put back every change made since ``mark``, newest first."""
+        journal = self.journal
+        while len(journal) > mark:
+            kind, target, key, old = journal.pop()
+            if kind == _KEY:
+                if old is MISSING:
+                    del target[key]
+                else:
+                    target[key] = old
+            elif kind == _ATTRIBUTE:
+                setattr(target, key, old)
+            else:
+                target[:] = key
 
     def place(self, unit: Unit, hex: Hex | None) -> None:
         if unit.hex is not None:
             here = self.occupants.get(unit.hex)
             if here and unit in here:
+                self.will_change(here)
                 here.remove(unit)
-        unit.hex = hex
+        self.set(unit, "hex", hex)
         if hex is not None:
-            self.occupants.setdefault(hex, []).append(unit)
+            here = self.occupants.get(hex)
+            if here is None:
+                self.write(self.occupants, hex, [unit])
+            else:
+                self.will_change(here)
+                here.append(unit)
 
     def units_at(self, hex: Hex) -> list[Unit]:
         return list(self.occupants.get(hex, ()))

@@ -34,6 +34,17 @@ def _assign(target: str, value: ast.expr) -> ast.Assign:
     return ast.Assign([store(target)], value)
 
 
+def _journalled_write(scope: Scope, fields: ast.expr, key: ast.expr, value: ast.expr) -> list[ast.stmt]:
+    """``fields[key] = value``, recording the value it replaces while the state keeps a journal
+    (:meth:`~hexlore.runtime.engine.state.GameState.write`, written out)."""
+    journal = scope.temp()
+    record = ast.Tuple([ast.Constant(0), fields, key, call(attr(fields, "get"), key, name("h_missing"))], ast.Load())
+    return [_assign(journal, attr(attr(CONTEXT, "state"), "journal")),
+            ast.If(ast.Compare(name(journal), [ast.IsNot()], [ast.Constant(None)]),
+                   [ast.Expr(call(attr(journal, "append"), record))], []),
+            ast.Assign([ast.Subscript(fields, key, ast.Store())], value)]
+
+
 class Statements:
     """Compiles the statements of one generated function."""
 
@@ -73,18 +84,18 @@ class Statements:
                            [ast.Expr(call("h_set_on_none", key, origin))], [])]
             fields = _subscript(attr(CONTEXT, "hex_fields"), name(target)) if node.owner == "hex" \
                 else attr(target, "f")
-        d = self.scope.temp()
+        d, value = self.scope.temp(), self.scope.temp()
         out.append(_assign(d, fields))
         if node.op == "=":
-            out.append(ast.Assign([ast.Subscript(name(d), key, ast.Store())], self.exprs.x(node.value)))
+            out.append(_assign(value, self.exprs.x(node.value)))
         else:
-            value, current = self.scope.temp(), self.scope.temp()
-            out += [_assign(value, self.exprs.x(node.value)),
+            change, current = self.scope.temp(), self.scope.temp()
+            out += [_assign(change, self.exprs.x(node.value)),
                     _assign(current, _subscript(name(d), key)),
                     ast.If(ast.Compare(name(current), [ast.Is()], [ast.Constant(None)]),
                            [ast.Expr(call("h_change_none", key, ast.Constant(node.op), origin))], []),
-                    ast.Assign([ast.Subscript(name(d), key, ast.Store())],
-                               call("h_add_to", name(current), name(value), ast.Constant(node.op), origin))]
+                    _assign(value, call("h_add_to", name(current), name(change), ast.Constant(node.op), origin))]
+        out += _journalled_write(self.scope, name(d), key, name(value))
         token = field_token(node.owner, node.name) or ANY
         out.append(ast.Expr(call(_subscript(attr(CONTEXT, "forget"), ast.Constant(self.program.forget_index(token))))))
         return out

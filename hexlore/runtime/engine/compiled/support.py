@@ -17,7 +17,7 @@ from hexlore.compiler.model import DefinitionSpec, FaceSpec, Symbol
 from hexlore.dsl.limits import MAX_INT
 from hexlore.runtime.engine.bounds import (BUDGET, MAX_LIST_ITEMS, RuleError, as_number, bounded_list,
                                            out_of_range)
-from hexlore.runtime.engine.state import EventRecord, Side, Unit
+from hexlore.runtime.engine.state import MISSING, EventRecord, Side, Unit
 
 MAX_REPEAT = 10_000
 
@@ -157,5 +157,5 @@ HELPERS = {
     "h_change_none": change_none, "h_set_on_none": set_on_none, "h_default_index": default_index,
     "h_as_number": as_number, "h_bounded": bounded_list, "h_rule_error": RuleError,
     "h_budget": BUDGET, "h_event": EventRecord, "h_unit": Unit, "h_int": int, "h_list": list, "h_len": len,
-    "h_range": range, "h_partial": partial,
+    "h_range": range, "h_partial": partial, "h_missing": MISSING,
 }
