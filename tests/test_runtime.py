@@ -141,7 +141,6 @@ procedure go() { emit ping() }
 
 def test_policies_greedy_follows_prefer_and_first_follows_default(battlelore, ford):
     from hexlore.runtime.engine.policies import Decision, FirstPolicy, GreedyPolicy, RandomPolicy
-    import random
     d = Decision("x", None, ["a", "b", "c"], ["a", "b", "c"], [1, 5, 5], 2)
     assert GreedyPolicy().choose(d) == 1
     assert FirstPolicy().choose(d) == 2
