@@ -63,13 +63,17 @@ class GameWatch:
 
     def __init__(self, console: Console):
         self.console = console
-        self.log: list[dict] = []
+        self.game = None
         self.shown = 0
         self.view: PositionView | None = None
 
     def __call__(self, game) -> None:
-        self.log = game.log
+        self.game = game
         self.view = PositionView(game)
+
+    @property
+    def log(self) -> list[dict]:
+        return self.game.log if self.game is not None else []
 
     def flush(self) -> None:
         """Print the entries logged since the last flush."""

@@ -3,6 +3,11 @@
 Every entry is made of labels (unit ids, hex labels, names), never of live objects, so the log
 is the same bytes for the same rules, scenario, seed and decisions. Every entry spends the
 game's budget (one event; its bytes when written).
+
+With ``defer_labels`` (short runs played many times: exact odds, Monte Carlo, which read few
+entries and read them through :attr:`EventLog.entries`) an event's arguments are labelled
+only when the entries are read. Only arguments whose label cannot change wait (a unit's id,
+a hex's label, a number); events that may carry a list are labelled at once.
 """
 
 from __future__ import annotations
@@ -45,9 +50,30 @@ class EventLog:
     def __init__(self, state: GameState, file: IO[str] | None = None):
         self.state = state
         self.file = file
-        self.entries: list[dict] = []
+        self._entries: list[dict] = []
+        self._unlabelled = 0  # entries before this one have their arguments labelled
+        #: label events when the entries are read rather than when they happen (no file only)
+        self.defer_labels = False
         self._hex_labels: dict[Hex, str] = {}  # the board never changes during a game
         self._quoted: dict[str, str] = {}  # event names as JSON strings
+
+    @property
+    def entries(self) -> list[dict]:
+        """The entries so far, every argument labelled."""
+        entries = self._entries
+        if self._unlabelled < len(entries):
+            shown = self.shown
+            for entry in entries[self._unlabelled:]:
+                if entry.get("raw"):
+                    del entry["raw"]
+                    entry["args"] = {k: shown(v) for k, v in entry["args"].items()}
+            self._unlabelled = len(entries)
+        return entries
+
+    @entries.setter
+    def entries(self, entries: list[dict]) -> None:
+        self._entries = entries
+        self._unlabelled = 0
 
     def shown(self, value):
         """``label(value, board)``, with the common cases first and each hex's label kept."""
@@ -68,22 +94,30 @@ class EventLog:
 
     def record(self, entry: dict) -> None:
         BUDGET.event(None)
-        entry = {"seq": len(self.entries) + 1, "round": self.state.game["round"],
+        entry = {"seq": len(self._entries) + 1, "round": self.state.game["round"],
                  "turn": self.state.game["turn"], **entry}
-        self.entries.append(entry)
+        self._entries.append(entry)
         if self.file is not None:
             line = _encode_entry(entry) + "\n"
             BUDGET.write(len(line))
             self.file.write(line)
 
-    def record_event(self, name: str, args: dict) -> None:
-        """``record({"type": "event", "event": name, "args": args})``, the commonest entry, with
-        its line written around the encoded arguments: the same text (keys in sorted order:
-        args, event, round, seq, turn, type) without sorting and encoding the frame each time."""
+    def record_event(self, name: str, args: dict, settled: bool = False) -> None:
+        """``record({"type": "event", "event": name, "args": labels of args})``, the commonest
+        entry, with its line written around the encoded arguments: the same text (keys in sorted
+        order: args, event, round, seq, turn, type) without sorting and encoding the frame each
+        time. ``settled``: no argument's label can change (no list), so with no file the labels
+        wait until the entries are read; ``args`` must then not change either."""
         game = self.state.game
-        seq, rnd, turn = len(self.entries) + 1, game["round"], game["turn"]
+        seq, rnd, turn = len(self._entries) + 1, game["round"], game["turn"]
+        if settled and self.defer_labels and self.file is None:
+            self._entries.append({"seq": seq, "round": rnd, "turn": turn, "type": "event", "event": name,
+                                  "args": args, "raw": True})
+            return
+        shown = self.shown
+        args = {k: shown(v) for k, v in args.items()}
         entry = {"seq": seq, "round": rnd, "turn": turn, "type": "event", "event": name, "args": args}
-        self.entries.append(entry)
+        self._entries.append(entry)
         if self.file is None:
             return
         if rnd.__class__ is not int or turn.__class__ is not int:  # never, but then json decides

@@ -247,10 +247,10 @@ class Plan:
     list (the arguments the body reads; :data:`SKIP`: not memoised), whether an answer may be
     kept, and how often the memo answered (``active`` turns off when it seldom does)."""
 
-    __slots__ = ("table", "key", "storable", "hits", "misses", "active", "trial")
+    __slots__ = ("table", "key", "storable", "hits", "misses", "active", "trial", "filled", "noted")
 
     def __init__(self, table: dict, key: Callable[[list], object], storable: Callable[[list], bool] | None,
-                 trial: int = TRIAL):
+                 trial: int = TRIAL, filled: list | None = None):
         self.table = table
         self.key = key
         self.storable = storable  # None: always
@@ -258,15 +258,22 @@ class Plan:
         self.misses = 0
         self.active = True
         self.trial = trial  # misses before the memo is judged
+        #: the memo's plans whose table may hold entries (Memo.clear empties only those)
+        self.filled = filled if filled is not None else []
+        self.noted = False
 
     def missed(self) -> None:
-        """Count a miss; stop memoising a function whose memo seldom answers."""
+        """Count a miss (after which the table may hold an entry); stop memoising a function
+        whose memo seldom answers."""
         self.misses += 1
+        if not self.noted:
+            self.noted = True
+            self.filled.append(self)
         if self.misses >= self.trial and self.hits * TRIAL_RATIO < self.misses:
             self.active = False
 
 
-def _make_plan(table: dict, shape: tuple, trial: int = TRIAL) -> Plan:
+def _make_plan(table: dict, shape: tuple, trial: int = TRIAL, filled: list | None = None) -> Plan:
     positions, exact, unknown, objects, arity = shape
     if not positions:
         key = _no_key
@@ -293,14 +300,14 @@ def _make_plan(table: dict, shape: tuple, trial: int = TRIAL) -> Plan:
                         return SKIP
                 return get(values)
     if not objects:
-        return Plan(table, key, None, trial)
+        return Plan(table, key, None, trial, filled)
 
     def storable(values):
         for i in objects:
             if values[i].__class__ in _NUMBERS:
                 return False
         return True
-    return Plan(table, key, storable, trial)
+    return Plan(table, key, storable, trial, filled)
 
 
 #: built-ins that cost about what a memo look-up costs: a function that calls only these (and
@@ -407,6 +414,7 @@ class Memo:
             (self.reads[name], table.clear) for name, table in self.tables.items()]
         self._clears: dict[Token, list[Callable[[], None]]] = {}  # per token asked for
         self._extra: dict[tuple, dict] = {}
+        self._filled: list[Plan] = []  # plans whose table may hold entries
         self._made: dict[str, Plan | None] = {}
         self._made_for_searches: dict[str, Plan] = {}
         self.on = False  # set by Game.guarded: memos are used (and kept) only while rules run
@@ -416,7 +424,7 @@ class Memo:
         if name in self._made:
             return self._made[name]
         shape = self._plans.get(name)
-        plan = None if shape is None else _make_plan(self.tables[name], shape)
+        plan = None if shape is None else _make_plan(self.tables[name], shape, filled=self._filled)
         self._made[name] = plan
         return plan
 
@@ -432,7 +440,7 @@ class Memo:
         plan = self._made_for_searches.get(name)
         if plan is None:
             shape = _cached(_ANALYSED_SHAPES, self._rules, _shapes)[name]
-            plan = self._made_for_searches[name] = _make_plan(self.tables[name], shape, SEARCH_TRIAL)
+            plan = self._made_for_searches[name] = _make_plan(self.tables[name], shape, SEARCH_TRIAL, self._filled)
         return plan
 
     def table(self, kind: str, functions: tuple[str, ...]) -> dict:
@@ -454,9 +462,13 @@ class Memo:
         return table
 
     def clear(self) -> None:
-        """Forget everything."""
-        for _, clear in self._readers:
-            clear()
+        """Forget everything: the tables that may hold entries, not all of them."""
+        for plan in self._filled:
+            plan.table.clear()
+            plan.noted = False
+        self._filled.clear()
+        for table in self._extra.values():
+            table.clear()
 
     def forgetter(self, token: Token | None) -> Callable[[], None] | None:
         """What to call when something ``token`` names changes (None: nothing to forget)."""

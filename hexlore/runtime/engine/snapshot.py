@@ -81,6 +81,7 @@ class Replayer:
         self.decisions = decisions
         self.policy_names = policies
         self.start = game.state.mark()
+        game.events.defer_labels = True  # a run's entries are read through game.log, if at all
 
     def reset(self, roller, seed: int = 0) -> Game:
         g = self.game

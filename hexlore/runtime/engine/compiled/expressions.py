@@ -18,6 +18,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from hexlore.compiler import ir
+from hexlore.compiler.model import Symbol
 from hexlore.dsl.limits import MAX_INT
 from hexlore.runtime.engine.compiled.names import CONTEXT, Scope, attr, call, function, name, store
 
@@ -213,7 +214,14 @@ class Expressions:
                     self.module.constant(rules.definitions)), False
 
     def x_HasTag(self, node: ir.HasTag):
-        return call("h_has_tag", self.x(node.face), self.x(node.tag)), False
+        tag = node.tag
+        if tag.__class__ is ir.Const and tag.value is not None:  # the usual 'd is helmet': inline
+            label = tag.value.name if isinstance(tag.value, Symbol) else str(tag.value)
+            face = self.scope.temp()
+            is_face = _is(attr(_walrus(face, self.x(node.face)), "__class__"), name("h_face"))
+            tags = ast.Compare(ast.Constant(label), [ast.In()], [attr(face, "tags")])
+            return ast.BoolOp(ast.And(), [is_face, tags]), False
+        return call("h_has_tag", self.x(node.face), self.x(tag)), False
 
     # ------------------------------------------------------------ calls
     def x_CallBuiltin(self, node: ir.CallBuiltin):

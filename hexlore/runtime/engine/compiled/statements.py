@@ -242,7 +242,11 @@ def emitter_def(program: "Program", identifier: str, event: str) -> ast.Function
     inner: list[ast.stmt] = [_assign(record, call("h_event", ast.Constant(event), name("t_args")))]
     if table:
         inner += [ast.Expr(run(t)) for t in table.before]
-    inner.append(ast.Expr(call(attr(CONTEXT, "log_event"), ast.Constant(event), attr(record, "args"))))
+    # arguments that can hold no list keep their labels: they may be labelled later
+    spec = program.rules.events[event]
+    settled = all(p.type.name not in ("list", "any") for p in spec.params)
+    inner.append(ast.Expr(call(attr(CONTEXT, "log_event"), ast.Constant(event), attr(record, "args"),
+                               ast.Constant(settled))))
     if table:
         chain: list[ast.stmt] = []
         for t in reversed(table.instead):

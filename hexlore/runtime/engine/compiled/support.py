@@ -157,5 +157,5 @@ HELPERS = {
     "h_change_none": change_none, "h_set_on_none": set_on_none, "h_default_index": default_index,
     "h_as_number": as_number, "h_bounded": bounded_list, "h_rule_error": RuleError,
     "h_budget": BUDGET, "h_event": EventRecord, "h_unit": Unit, "h_int": int, "h_list": list, "h_len": len,
-    "h_range": range, "h_partial": partial, "h_missing": MISSING,
+    "h_range": range, "h_partial": partial, "h_missing": MISSING, "h_face": FaceSpec,
 }
