@@ -40,8 +40,9 @@ def playable_scenarios() -> list[str]:
     return found
 
 
-def log_digests(scenario: str, seeds: range) -> list[str]:
-    """The digest of each seed's log, as ``hexlore run`` writes it."""
+def log_digests(scenario: str, seeds: range, resumable: bool = False) -> list[str]:
+    """The digest of each seed's log, as ``hexlore run`` writes it (``resumable``: played by the
+    resumable form of the rules, hexlore/runtime/engine/resume.py)."""
     from hexlore import api
     from hexlore.runtime.engine.game import Game, RuntimeRuleError
 
@@ -50,7 +51,7 @@ def log_digests(scenario: str, seeds: range) -> list[str]:
     for seed in seeds:
         log = io.StringIO()
         try:
-            Game(loaded.rules, loaded.scenario, seed=seed, log_file=log).play(None)
+            Game(loaded.rules, loaded.scenario, seed=seed, log_file=log).play(None, resumable=resumable)
         except RuntimeRuleError as exc:
             log.write(f"rule error: {exc.diagnostic.headline()}\n")
         out.append(hashlib.sha256(log.getvalue().encode("utf-8")).hexdigest()[:DIGITS])

@@ -27,14 +27,14 @@ from hexlore.runtime.engine.compiled.program import compiled, generate_module
 from hexlore.runtime.engine.game import Game
 from hexlore.runtime.scenarios.loader import load_scenario_text
 
-COMPILER_NAMES = re.compile(r"R|[vtk]\d+|t_[a-z]+|(fn|mf|pr|tr|ev|bk|ag|ch|ak|sc|cx)_\d+|h_[a-z_]+")
+COMPILER_NAMES = re.compile(r"R|F|x|[vtk]\d+|t_[a-z]+|(fn|mf|pr|tr|ev|bk|ag|ch|ak|sc|cx|rp|rt|re|rb)_\d+|h_[a-z_]+")
 #: the attributes generated code reads: of the game's context, of units, sides, hexes, faces,
 #: definitions, events, memo plans, and of the few Python objects it uses (dict.get, list.append)
 ATTRIBUTES = {"options", "tables", "game", "board", "label", "hex_fields", "game_fields", "definition_values",
               "load_definition", "builtins", "forget", "plans", "memo", "on", "depth", "decide", "too_deep",
               "log_event", "forget_event", "hex", "side", "id", "alive", "definition", "title", "f", "name",
               "edge", "q", "r", "value", "die", "args", "replaced", "table", "active", "hits", "missed",
-              "get", "append", "spend", "event", "state", "journal", "tags", "__class__"}
+              "get", "append", "spend", "event", "state", "journal", "tags", "set", "stack", "result", "extend", "__class__"}
 
 
 def identifiers(tree: ast.AST) -> tuple[set[str], set[str]]:

@@ -8,11 +8,14 @@ reset from the journal, log what new games log: tests/test_odds_api.py.)
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from conftest import ROOT
 from hexlore.api import open_scenario
-from hexlore.runtime.engine.game import Game
+from hexlore.runtime.engine.bounds import GameOver
+from hexlore.runtime.engine.game import Game, dump_log
 from hexlore.runtime.engine.snapshot import StateSnapshot
 
 GAMES = [("battlelore/spider_ford.yaml", ("north", "south")), ("skirmish/village_raid.yaml", ("north", "south")),
@@ -60,3 +63,39 @@ def test_marks_nest():
     assert unit.f["figures"] == 1 and unit.alive and unit.hex is not None
     state.undo(outer)
     assert StateSnapshot.take(state) == start
+
+
+@pytest.mark.parametrize("path, sides", GAMES)
+def test_a_game_forked_at_a_chance_point_plays_on_the_same_from_the_fork(path, sides):
+    """Stop a resumable game at its 15th roll or decision, fork it there, play it to the end,
+    take it back to the fork, play it to the end again: the same log both times, and the log a
+    game played straight through writes."""
+    from hexlore.runtime.engine.resume import answer, drive, fork, play_frame, restore
+
+    loaded = _loaded(path)
+    policies = {s: "random" for s in sides}
+    straight = io.StringIO()
+    Game(loaded.rules, loaded.scenario, seed=3, log_file=straight, policies=policies).play()
+    game = Game(loaded.rules, loaded.scenario, seed=3, policies=policies)
+    asked = []
+
+    def stop_at_the_15th(request):
+        asked.append(request)
+        return request if len(asked) == 15 else answer(game, request)
+
+    game.memo.on = True
+    game.context.stack.append([play_frame, 0, loaded.scenario.max_rounds or game.const(
+        loaded.rules.game.settings["max_rounds"])])
+    request = drive(game, ask=stop_at_the_15th)
+    assert request is asked[-1] and len(game.context.stack) > 1
+    point = fork(game, streams=True)
+    played = []
+    for _ in range(2):
+        restore(game, point)
+        try:
+            drive(game, answer(game, request))
+        except GameOver:
+            pass
+        played.append([dict(e) for e in game.log])
+    assert played[0] == played[1]
+    assert "".join(dump_log(played[0])) == straight.getvalue()

@@ -1,12 +1,12 @@
 """Exact odds of one action, by running the compiled rules over every distinct dice outcome.
 
 Once its dice and decisions are fixed, an action (a procedure call, as in a scenario test's
-``do:``) is deterministic. So its exact distribution comes from **replay enumeration**: run
-the action on a fresh game whose dice are answered from a *prefix* of choices; at the first
-roll past the prefix take the first outcome and remember how many there were; afterwards
-enumerate every sibling of every new chance point the same way. Each run ends in one leaf,
-weighed by the product of the chances chosen on its way, so rerolls and rolls whose size
-depends on earlier rolls nest with no special case.
+``do:``) is deterministic. So its exact distribution comes from running it in the resumable
+form of the rules and **forking** the game at each chance point: each outcome continues from
+the state reached, and configurations met again are merged (:mod:`.odds_tree`). Each path
+ends in one leaf, weighed by the product of the chances chosen on its way, so rerolls and
+rolls whose size depends on earlier rolls nest with no special case. (Rules with no
+resumable form are enumerated by replaying the action once per outcome.)
 
 A roll of ``n`` dice branches over the **multisets** of faces (``C(n+g-1, g-1)`` for ``g``
 distinct faces), not the ``g**n`` sequences, with multinomial weights in exact
@@ -34,6 +34,7 @@ from hexlore.runtime.engine.game import Game, RuntimeRuleError
 from hexlore.runtime.engine.policies import Decision, Policy
 from hexlore.runtime.engine.snapshot import Replayer, copy_value
 from hexlore.runtime.engine.state import label
+from hexlore.runtime.analysis.odds_tree import TooManyOutcomes, Tree
 from hexlore.runtime.analysis.stats import derive_seed, wilson
 from hexlore.runtime.analysis.scenario_tests import event_matches, action_args, apply_given
 
@@ -512,12 +513,52 @@ def _located(exc: RuntimeRuleError, game: Game) -> RuntimeRuleError:
 
 # ---------------------------------------------------------------- the two ways to answer
 def enumerate_odds(q: Question, budget: int = DEFAULT_BUDGET) -> OddsResult:
-    """The exact distribution: one run of the action per distinct outcome of its chance points.
+    """The exact distribution: every distinct outcome of the action's chance points.
 
-    Raises :class:`OddsError` (``O001``) as soon as the runs done plus the branches still
-    waiting exceed ``budget``, and (``O004``) when the action uses randomness it cannot branch on.
+    The game is forked at each chance point and each outcome followed from the state reached,
+    equal configurations merged (:mod:`.odds_tree`); rules whose resumable form cannot be made
+    are enumerated by replaying the action once per outcome instead. Raises
+    :class:`OddsError` (``O001``) as soon as the branches exceed ``budget``, and (``O004``)
+    when the action uses randomness it cannot branch on.
     """
     runner = _Runner(q)
+    if runner.replayer.game.compiled.not_resumable is not None:
+        return _replayed(q, runner, budget)
+    game = runner.replayer.reset(None)
+    game.policy_rng = _NoShuffle()
+    random_sides = {side for side, name in runner.policies.items() if name not in ("first", "greedy", "scripted")}
+    tree = Tree(game, runner.calls, runner.outcome, random_sides,
+                {s.name for s in runner.specs if s.kind == "event"}, budget)
+    try:
+        tally = game.guarded(tree.run)
+    except TooManyOutcomes as exc:
+        raise _too_many(budget, exc) from None
+    except _NotEnumerable as exc:
+        raise OddsError(NOT_ENUMERABLE, str(exc), "estimate instead with --samples N") from None
+    except RuntimeRuleError as exc:
+        raise _located(exc, game) from None
+    return _result(q, runner.specs, tally, tree.ends)
+
+
+def _too_many(budget: int, exc: Exception) -> OddsError:
+    return OddsError(BUDGET_EXCEEDED, f"more than {budget} dice outcomes to enumerate ({exc})",
+                     "estimate instead with --samples N (seeded Monte Carlo with a 95% interval), "
+                     "or raise --budget")
+
+
+def _result(q: Question, specs: list[OutcomeSpec], tally: dict[tuple, Fraction], runs: int) -> OddsResult:
+    total = sum(tally.values(), Fraction(0))
+    if total != 1:  # by construction; a failure here means the runs were not deterministic
+        raise OddsError(NOT_ENUMERABLE, f"the enumerated chances add up to {total}, not 1")
+    columns, merged = _rows(specs, tally, bool(q.outcome))
+    rows = [OddsRow(k, p) for k, p in sorted(merged.items(), key=lambda kv: tuple(map(_order, kv[0])))]
+    return OddsResult(columns, rows, True, runs, q.policy)
+
+
+def _replayed(q: Question, runner: "_Runner", budget: int) -> OddsResult:
+    """Replay enumeration: run the action on a fresh game whose dice are answered from a
+    *prefix* of choices; at the first roll past the prefix take the first outcome and remember
+    how many there were; afterwards enumerate every sibling of every new chance point."""
     specs = runner.specs
     tally: dict[tuple, Fraction] = {}
     stack: list[tuple] = [()]
@@ -538,19 +579,12 @@ def enumerate_odds(q: Question, budget: int = DEFAULT_BUDGET) -> OddsResult:
             if runs + len(stack) > budget:
                 raise _BudgetExceeded(f"{runs} outcomes enumerated and {len(stack)} more branches waiting")
     except _BudgetExceeded as exc:
-        raise OddsError(BUDGET_EXCEEDED, f"more than {budget} dice outcomes to enumerate ({exc})",
-                        "estimate instead with --samples N (seeded Monte Carlo with a 95% interval), "
-                        "or raise --budget") from None
+        raise _too_many(budget, exc) from None
     except _NotEnumerable as exc:
         raise OddsError(NOT_ENUMERABLE, str(exc), "estimate instead with --samples N") from None
     except RuntimeRuleError as exc:
         raise _located(exc, runner.replayer.game) from None
-    total = sum(tally.values(), Fraction(0))
-    if total != 1:  # by construction; a failure here means the replay was not deterministic
-        raise OddsError(NOT_ENUMERABLE, f"the enumerated chances add up to {total}, not 1")
-    columns, merged = _rows(specs, tally, bool(q.outcome))
-    rows = [OddsRow(k, p) for k, p in sorted(merged.items(), key=lambda kv: tuple(map(_order, kv[0])))]
-    return OddsResult(columns, rows, True, runs, q.policy)
+    return _result(q, specs, tally, runs)
 
 
 def sample_odds(q: Question, samples: int, seed: int = 0) -> OddsResult:

@@ -34,6 +34,7 @@ def _forgetting(impl, forget):
 class Context:
     __slots__ = ("game", "options", "tables", "board", "hex_fields", "game_fields", "definition_values",
                  "load_definition", "builtins", "forget", "plans", "memo", "depth", "events", "forget_event", "state",
+                 "stack", "result",
                  "__weakref__")
 
     def __init__(self, game: "Game", compiled: "CompiledRules", builtins: dict):
@@ -50,6 +51,8 @@ class Context:
         self.memo = memo
         self.events = game.events
         self.depth = 0
+        self.stack: list[list] = []  # the frames of resumable rules running now (engine/resume.py)
+        self.result = None  # what the last resumable frame to end gave
         self.builtins = tuple(self._builtin(builtins[name], name) for name in compiled.builtin_names)
         self.forget = tuple(memo.forgetter(token) for token in compiled.forget_tokens)
         self.plans = tuple(memo.plan(name) for name in compiled.memoised)

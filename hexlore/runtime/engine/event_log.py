@@ -92,6 +92,11 @@ class EventLog:
             return [shown(v) for v in value]
         return label(value, self.state.board)
 
+    def truncate(self, length: int) -> None:
+        """Forget the entries after the first ``length`` (a fork taken back; no file is written)."""
+        del self._entries[length:]
+        self._unlabelled = min(self._unlabelled, length)
+
     def record(self, entry: dict) -> None:
         BUDGET.event(None)
         entry = {"seq": len(self._entries) + 1, "round": self.state.game["round"],

@@ -26,6 +26,7 @@ from hexlore.runtime.engine.context import Context
 from hexlore.runtime.engine.bounds import BUDGET, MAX_LIST_ITEMS, GameOver, RuleError
 from hexlore.runtime.engine.memo import MISS, SKIP, Memo, Plan
 from hexlore.runtime.engine.policies import Decision, Policy, Script, ScriptError
+from hexlore.runtime.engine.resume import drive, play_frame
 from hexlore.runtime.engine.setup import ScenarioValues, set_up
 from hexlore.runtime.engine.state import EventRecord, GameState, Side
 
@@ -109,7 +110,7 @@ class Game:
         self.problems = problems
         if problems and not tolerate_problems:
             raise ScenarioError(problems)
-        self._forget_round = self.memo.forgetter(("game", "round"))
+        self.forget_round = self.memo.forgetter(("game", "round"))
 
     # ------------------------------------------------------------ construction
     def const(self, node: ir.X):
@@ -269,8 +270,12 @@ class Game:
             raise ValueError("the aftermath comes after the game: play it first")
         self.guarded(self.run_block, "aftermath")
 
-    def play(self, max_rounds: int | None = None) -> GameResult:
-        """Play to the end: setup, then rounds until a side wins or the round limit."""
+    def play(self, max_rounds: int | None = None, resumable: bool = False) -> GameResult:
+        """Play to the end: setup, then rounds until a side wins or the round limit.
+
+        ``resumable``: run the resumable form of the rules (hexlore/runtime/engine/resume.py),
+        each roll and decision answered by the game as the direct form answers it: the same
+        game, the same log (a test plays every recorded seed both ways)."""
         rules = self.rules
         if rules.game is None:
             raise RuntimeRuleError(error(RULE_ERROR, "the packs declare no 'game': nothing to play",
@@ -278,7 +283,16 @@ class Game:
         limit = max_rounds or self.scenario.max_rounds or (
             self.const(rules.game.settings["max_rounds"]) if "max_rounds" in rules.game.settings
             else DEFAULT_MAX_ROUNDS)
-        self.guarded(self._play, limit)
+        if resumable:
+            if self.compiled.not_resumable is not None:
+                raise ValueError(f"these rules have no resumable form: {self.compiled.not_resumable}")
+            self.context.stack[:] = [[play_frame, 0, limit]]
+            try:
+                self.guarded(drive, self)
+            finally:
+                self.context.stack.clear()
+        else:
+            self.guarded(self._play, limit)
         return self.result()
 
     def _play(self, limit: int) -> None:
@@ -286,7 +300,7 @@ class Game:
             self.run_block("setup")
             while not self.state.over and self.state.game["round"] < limit:
                 self.state.write(self.state.game, "round", self.state.game["round"] + 1)
-                self._forget_round()
+                self.forget_round()
                 self.events.record({"type": "round"})
                 self.run_block("round")
             if not self.state.over:

@@ -86,7 +86,7 @@ class Expressions:
         return _subscript(attr(CONTEXT, "options"), ast.Constant(node.name)), False
 
     def x_Local(self, node: ir.Local):
-        return name(self.scope.local(node.name)), False
+        return self.scope.load(node.name), False
 
     def x_GameRef(self, node: ir.GameRef):
         return attr(CONTEXT, "game"), False
@@ -215,7 +215,7 @@ class Expressions:
 
     def x_HasTag(self, node: ir.HasTag):
         tag = node.tag
-        if tag.__class__ is ir.Const and tag.value is not None:  # the usual 'd is helmet': inline
+        if tag.__class__ is ir.Const and tag.value is not None:  # the usual 'd is TAG': inline
             label = tag.value.name if isinstance(tag.value, Symbol) else str(tag.value)
             face = self.scope.temp()
             is_face = _is(attr(_walrus(face, self.x(node.face)), "__class__"), name("h_face"))
@@ -259,10 +259,18 @@ class Expressions:
         mapped = sub.x(node.mapped) if node.mapped is not None else None
         body = _aggregate_body(func, src, item, where, mapped, inner)
         self.program.add(function(lifted, params, body))
-        return call(lifted, name(CONTEXT), source, *[name(self.scope.local(n)) for n in free]), \
+        return call(lifted, name(CONTEXT), source, *[self.scope.load(n) for n in free]), \
             func in ("count", "sum", "min", "max")
 
     def x_Choose(self, node: ir.Choose):
+        return self._choose(node, request=False), False
+
+    def choice_request(self, node: ir.Choose) -> ast.expr:
+        """The choice up to the decision: a request to answer (``h_choice``), or None when there
+        is no option (resumable rules stop at it, :mod:`.resumable`)."""
+        return self.module.at(self._choose(node, request=True), node)
+
+    def _choose(self, node: ir.Choose, request: bool) -> ast.expr:
         free = self._free_locals((node.source, node.by, node.prefer, node.default), exclude=None)
         free_prefer = self._free_locals((node.prefer,), exclude=node.var)
         free = sorted(set(free) | set(free_prefer))
@@ -284,11 +292,15 @@ class Expressions:
         default = call("h_default_index", name(opts), sub.x(node.default)) if node.default is not None \
             else ast.Constant(None)
         body.append(ast.Assign([store(choice)], default))
-        decided = call(attr(CONTEXT, "decide"), ast.Constant(node.decision), sub.x(node.by), name(opts),
-                       name(scores), name(choice), self.module.origin(node))
-        body.append(ast.Return(_subscript(name(opts), self.module.at(decided, node))))
+        asked = [ast.Constant(node.decision), sub.x(node.by), name(opts), name(scores), name(choice),
+                 self.module.origin(node)]
+        if request:
+            body.append(ast.Return(self.module.at(call("h_choice", *asked), node)))
+        else:
+            decided = call(attr(CONTEXT, "decide"), *asked)
+            body.append(ast.Return(_subscript(name(opts), self.module.at(decided, node))))
         self.program.add(function(lifted, params, body))
-        return call(lifted, name(CONTEXT), *[name(self.scope.local(n)) for n in free]), False
+        return call(lifted, name(CONTEXT), *[self.scope.load(n) for n in free])
 
     def _scorer(self, node: ir.Choose, free: list[str]) -> str:
         """``sc(R, options, free…) -> scores``: the 'prefer' score of each option, lifted."""
@@ -307,6 +319,13 @@ class Expressions:
         return lifted
 
     def x_Ask(self, node: ir.Ask):
+        return self._ask(node, request=False), False
+
+    def question_request(self, node: ir.Ask) -> ast.expr:
+        """The question up to the decision, as a request to answer (see :meth:`choice_request`)."""
+        return self.module.at(self._ask(node, request=True), node)
+
+    def _ask(self, node: ir.Ask, request: bool) -> ast.expr:
         free = self._free_locals((node.by, node.default), exclude=None)
         lifted = self.program.module.callable_name("ak_")
         inner = Scope([])
@@ -321,11 +340,15 @@ class Expressions:
         else:
             body.append(ast.Assign([store(index)], ast.Constant(None)))
         options = ast.List([ast.Constant(True), ast.Constant(False)], ast.Load())
-        decided = call(attr(CONTEXT, "decide"), ast.Constant(node.decision), sub.x(node.by), options,
-                       ast.Constant(None), name(index), self.module.origin(node))
-        body.append(ast.Return(ast.Compare(self.module.at(decided, node), [ast.Eq()], [ast.Constant(0)])))
+        asked = [ast.Constant(node.decision), sub.x(node.by), options, ast.Constant(None), name(index),
+                 self.module.origin(node)]
+        if request:
+            body.append(ast.Return(self.module.at(call("h_choice", *asked), node)))
+        else:
+            decided = call(attr(CONTEXT, "decide"), *asked)
+            body.append(ast.Return(ast.Compare(self.module.at(decided, node), [ast.Eq()], [ast.Constant(0)])))
         self.program.add(function(lifted, params, body))
-        return call(lifted, name(CONTEXT), *[name(self.scope.local(n)) for n in free]), False
+        return call(lifted, name(CONTEXT), *[self.scope.load(n) for n in free])
 
     def _free_locals(self, nodes, exclude: str | None) -> list[str]:
         """The Lore locals of this scope that ``nodes`` read (a lifted function's parameters)."""
@@ -335,7 +358,7 @@ class Expressions:
             if node is None:
                 continue
             for local in _locals_read(node):
-                if local != exclude and local not in seen and local in self.scope.names:
+                if local != exclude and local not in seen and self.scope.knows(local):
                     seen.add(local)
                     found.append(local)
         return found

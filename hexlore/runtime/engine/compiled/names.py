@@ -29,7 +29,7 @@ class Scope:
     def __init__(self, params: Iterable[str] = ()) -> None:
         self.names: dict[str, str] = {}
         self._count = 0
-        self.params = [self.local(p) for p in params]
+        self.params = [self.local(p) for p in params]  # their Python names (direct functions)
 
     def local(self, lore_name: str) -> str:
         """The Python name of a Lore local (made on first use)."""
@@ -49,6 +49,54 @@ class Scope:
         name = f"t{self._count}"
         self._count += 1
         return name
+
+    def knows(self, lore_name: str) -> bool:
+        return lore_name in self.names
+
+    def load(self, lore_name: str) -> ast.expr:
+        """Reading Lore local ``lore_name``."""
+        return ast.Name(self.local(lore_name), ast.Load())
+
+    def target(self, lore_name: str) -> ast.expr:
+        """Assigning Lore local ``lore_name``."""
+        return ast.Name(self.local(lore_name), ast.Store())
+
+
+#: the parameter holding a resumable function's frame
+FRAME = "F"
+#: a frame's first two slots: its function and where it resumes
+FRAME_HEAD = 2
+
+
+class FrameScope(Scope):
+    """The locals of a resumable function: Lore locals live in the frame (``F[i]``), so that
+    a function suspended at a roll or a decision can be resumed, and copied to fork; the
+    temporaries of one expression stay Python locals (no expression spans a suspension)."""
+
+    def __init__(self, params: Iterable[str] = ()) -> None:
+        self.slots: dict[str, int] = {}
+        super().__init__(params)
+
+    def local(self, lore_name: str) -> str:
+        if lore_name not in self.slots:
+            self.slots[lore_name] = FRAME_HEAD + len(self.slots)
+        self.names[lore_name] = lore_name
+        return lore_name
+
+    def slot(self, lore_name: str) -> int:
+        self.local(lore_name)
+        return self.slots[lore_name]
+
+    def load(self, lore_name: str) -> ast.expr:
+        return ast.Subscript(ast.Name(FRAME, ast.Load()), ast.Constant(self.slot(lore_name)), ast.Load())
+
+    def target(self, lore_name: str) -> ast.expr:
+        return ast.Subscript(ast.Name(FRAME, ast.Load()), ast.Constant(self.slot(lore_name)), ast.Store())
+
+    @property
+    def size(self) -> int:
+        """How many slots a frame of this function has."""
+        return FRAME_HEAD + len(self.slots)
 
 
 class Module:

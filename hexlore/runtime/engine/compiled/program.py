@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from hexlore.compiler import ir
 from hexlore.compiler.model import RuleSet
 from hexlore.runtime.engine.bounds import MAX_EVENT_DEPTH
+from hexlore.runtime.engine.compiled import resumable as resume_gen
 from hexlore.runtime.engine.compiled import statements as gen
+from hexlore.runtime.engine.compiled.resumable import Suspends
 from hexlore.runtime.engine.compiled.locate import LINE_TABLES
 from hexlore.runtime.engine.compiled.names import Module
 from hexlore.runtime.engine.compiled.support import HELPERS
@@ -50,6 +52,11 @@ class CompiledRules:
     forget_tokens: tuple = ()
     memoised: tuple[str, ...] = ()  # the functions with a memo, in the order of Context.plans
     nodes: list = field(default_factory=list)  # line - 1 -> IR node
+    #: the resumable form (compiled/resumable.py): ("procedure" | "trigger" | "event" | "block",
+    #: name) -> its frame function, for the callables that can stop at a roll or a decision
+    resumable: dict[tuple[str, str], object] = field(default_factory=dict)
+    #: why the rules have no resumable form (None: they have one)
+    not_resumable: str | None = None
 
 
 class Program:
@@ -75,6 +82,15 @@ class Program:
         self._unset_kinds: dict[str, dict] = {}
         self._blocks: dict[str, str] = {}
         self._constants: dict[int, tuple] = {}
+        self.suspends = Suspends(rules)
+        prefixes = {"procedure": "rp_", "trigger": "rt_", "event": "re_", "block": "rb_"}
+        suspendable = [("procedure", n) for n in rules.procedures if n in self.suspends.procedures]
+        suspendable += [("trigger", t.name) for t in rules.triggers if t.name in self.suspends.triggers]
+        suspendable += [("event", e) for e in rules.events if e in self.suspends.events]
+        if rules.game is not None:
+            suspendable += [("block", b) for b, body in rules.game.blocks.items() if self.suspends.block(body)]
+        self._resumable = {key: m.callable_name(prefixes[key[0]]) for key in suspendable}
+        self.not_resumable: str | None = None
 
     # ------------------------------------------------------------ names the generators ask for
     def add(self, tree: ast.FunctionDef) -> None:
@@ -91,6 +107,9 @@ class Program:
 
     def emitter_name(self, event: str) -> str:
         return self._emitters[event]
+
+    def resumable_name(self, kind: str, name: str) -> str:
+        return self._resumable[(kind, name)]
 
     def builtin_index(self, name: str) -> int:
         return self._builtins.setdefault(name, len(self._builtins))
@@ -134,12 +153,38 @@ class Program:
             for block, body in rules.game.blocks.items():
                 self._blocks[block] = self.module.callable_name("bk_")
                 self.add(gen.block_def(self, self._blocks[block], body))
+        self._generate_resumable()
         for node in _constant_expressions(rules):
             if id(node) not in self._constants:
                 self._constants[id(node)] = (node, self.module.callable_name("cx_"))
                 self.add(gen.constant_def(self, self._constants[id(node)][1], node))
         tree = ast.Module(self.module.body, [])
         return ast.fix_missing_locations(tree)
+
+    def _generate_resumable(self) -> None:
+        """The frame machines of the callables that can stop (all, or none: one place a frame
+        cannot hold, and the rules have no resumable form; exact odds then replay)."""
+        rules, machines = self.rules, []
+        try:
+            for kind, name in self._resumable:
+                identifier = self._resumable[(kind, name)]
+                if kind == "procedure":
+                    spec = rules.procedures[name]
+                    machines.append(resume_gen.procedure_machine(
+                        self, self.suspends, identifier, tuple(p.name for p in spec.params), spec.body))
+                elif kind == "trigger":
+                    t = next(t for t in rules.triggers if t.name == name)
+                    machines.append(resume_gen.trigger_machine(self, self.suspends, identifier, t))
+                elif kind == "event":
+                    machines.append(resume_gen.emitter_machine(self, self.suspends, identifier, name))
+                else:
+                    machines.append(resume_gen.block_machine(self, self.suspends, identifier,
+                                                             rules.game.blocks[name]))
+        except resume_gen.NotResumable as exc:
+            self.not_resumable = str(exc)
+            return
+        for tree in machines:
+            self.add(tree)
 
     def build(self) -> CompiledRules:
         """Generate, compile, and make the functions (no ``exec``: each function is made from
@@ -166,6 +211,9 @@ class Program:
         out.forget_tokens = tuple(self._tokens)
         out.memoised = self.memoised
         out.nodes = self.module.nodes
+        out.not_resumable = self.not_resumable
+        if self.not_resumable is None:
+            out.resumable = {key: namespace[f] for key, f in self._resumable.items()}
         LINE_TABLES[out.filename] = out
         return out
 

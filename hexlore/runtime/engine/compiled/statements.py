@@ -63,14 +63,14 @@ class Statements:
         return out
 
     def s_Let(self, node: ir.Let):
-        return [_assign(self.scope.local(node.name), self.exprs.x(node.value))]
+        return [ast.Assign([self.scope.target(node.name)], self.exprs.x(node.value))]
 
     def s_SetLocal(self, node: ir.SetLocal):
-        target = self.scope.local(node.name)
+        target = self.scope.target(node.name)
         if node.op == "=":
-            return [_assign(target, self.exprs.x(node.value))]
-        return [_assign(target, call("h_add_to", name(target), self.exprs.x(node.value), ast.Constant(node.op),
-                                     self.module.origin(node)))]
+            return [ast.Assign([target], self.exprs.x(node.value))]
+        return [ast.Assign([target], call("h_add_to", self.scope.load(node.name), self.exprs.x(node.value),
+                                          ast.Constant(node.op), self.module.origin(node)))]
 
     def s_SetField(self, node: ir.SetField):
         key, origin = ast.Constant(node.name), self.module.origin(node)
@@ -109,9 +109,9 @@ class Statements:
     def s_ForEach(self, node: ir.ForEach):
         items = self.scope.temp()
         spend = call(attr("h_budget", "spend"), call("h_len", name(items)), self.module.origin(node))
-        var = self.scope.local(node.var)
-        return [_assign(items, call("h_list", self.exprs.x(node.source))), ast.Expr(spend),
-                ast.For(store(var), name(items), self.block(node.body) or [ast.Pass()], [])]
+        source = self.exprs.x(node.source)
+        return [_assign(items, call("h_list", source)), ast.Expr(spend),
+                ast.For(self.scope.target(node.var), name(items), self.block(node.body) or [ast.Pass()], [])]
 
     def s_Repeat(self, node: ir.Repeat):
         times = call("h_repeat", self.exprs.x(node.times), self.module.origin(node))
@@ -201,11 +201,11 @@ def trigger_def(program: "Program", identifier: str, t: TriggerSpec) -> ast.Func
     module = program.module
     scope = Scope()
     args = "t_args"
-    binds = [_assign(scope.local(p), _subscript(name(args), ast.Constant(p))) for p in t.params]
+    binds = [ast.Assign([scope.target(p)], _subscript(name(args), ast.Constant(p))) for p in t.params]
     write_back: list[ast.stmt] = []
     if t.timing is Timing.BEFORE:
-        write_back = [ast.Assign([ast.Subscript(name(args), ast.Constant(p), ast.Store())], name(scope.local(p)))
-                      for p in t.params]
+        write_back = [stmt for p in t.params
+                      for stmt in _journalled_write(scope, name(args), ast.Constant(p), scope.load(p))]
         write_back.append(ast.Expr(call(attr(CONTEXT, "forget_event"))))
 
     def exit(value):
@@ -223,6 +223,12 @@ def trigger_def(program: "Program", identifier: str, t: TriggerSpec) -> ast.Func
                                      [ast.Return(ast.Constant(False))], []), t.optional_by))
     body = statements.block(t.body)
     return function(identifier, [CONTEXT, "t_record"], head + body + write_back + [ast.Return(ast.Constant(True))])
+
+
+def replaced(record: ast.expr) -> list[ast.stmt]:
+    """The event was replaced (an ``instead`` trigger ran): journalled, as forks may follow."""
+    return [ast.Expr(call(attr(attr(CONTEXT, "state"), "set"), record, ast.Constant("replaced"), ast.Constant(True))),
+            ast.Expr(call(attr(CONTEXT, "forget_event")))]
 
 
 def emitter_def(program: "Program", identifier: str, event: str) -> ast.FunctionDef:
@@ -250,9 +256,7 @@ def emitter_def(program: "Program", identifier: str, event: str) -> ast.Function
     if table:
         chain: list[ast.stmt] = []
         for t in reversed(table.instead):
-            chain = [ast.If(run(t), [ast.Assign([ast.Attribute(name(record), "replaced", ast.Store())],
-                                                ast.Constant(True)),
-                                     ast.Expr(call(attr(CONTEXT, "forget_event")))], chain)]
+            chain = [ast.If(run(t), replaced(name(record)), chain)]
         inner += chain
         on = [ast.Expr(run(t)) for t in table.on]
         if on and table.instead:
