@@ -27,7 +27,7 @@ from hexlore.runtime.engine.compiled.program import compiled, generate_module
 from hexlore.runtime.engine.game import Game
 from hexlore.runtime.scenarios.loader import load_scenario_text
 
-COMPILER_NAMES = re.compile(r"R|F|x|[vtk]\d+|t_[a-z]+|(fn|mf|pr|tr|ev|bk|ag|ch|ak|sc|cx|rp|rt|re|rb)_\d+|h_[a-z_]+")
+COMPILER_NAMES = re.compile(r"R|F|x|[vtk]\d+|t_[a-z]+|(fn|mf|pr|tr|ev|bk|ag|te|ch|ak|sc|cx|rp|rt|re|rb)_\d+|h_[a-z_]+")
 #: the attributes generated code reads: of the game's context, of units, sides, hexes, faces,
 #: definitions, events, memo plans, and of the few Python objects it uses (dict.get, list.append)
 ATTRIBUTES = {"options", "tables", "game", "board", "label", "hex_fields", "game_fields", "definition_values",

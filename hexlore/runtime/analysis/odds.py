@@ -30,6 +30,7 @@ import yaml
 from hexlore.compiler.model import DieSpec, FaceSpec, RuleSet
 from hexlore.dsl.diagnostics import Diagnostic, Span, did_you_mean, error
 from hexlore.runtime.engine.dice import Roller, chances, multiset_count, multisets
+from hexlore.runtime.engine.face_classes import FaceClass
 from hexlore.runtime.engine.game import Game, RuntimeRuleError
 from hexlore.runtime.engine.policies import Decision, Policy
 from hexlore.runtime.engine.snapshot import Replayer, copy_value
@@ -502,9 +503,17 @@ def _rows(specs: list[OutcomeSpec], tally: dict[tuple, Any], chosen: bool) -> tu
     return [specs[i].text for i in keep], merged
 
 
+def _face_text(face) -> str:
+    """A face of a rolled pool as the log shows it; one still undecided as its possible faces."""
+    if type(face) is FaceClass:
+        return " or ".join(m.name for m in face.members)
+    return str(face)
+
+
 def _located(exc: RuntimeRuleError, game: Game) -> RuntimeRuleError:
     """The rule failure, with the dice of the branch that led to it (the rules fail only there)."""
-    rolls = "; ".join(f"{e['die']} [{', '.join(e['faces'])}]" for e in game.log if e["type"] == "roll")
+    rolls = "; ".join(f"{e['die']} [{', '.join(map(_face_text, e['faces']))}]" for e in game.log
+                      if e["type"] == "roll")
     hint = f"the dice showed: {rolls}" if rolls else "before any dice were rolled"
     if exc.diagnostic.hint:
         hint = f"{exc.diagnostic.hint}; {hint}"

@@ -15,7 +15,9 @@ from __future__ import annotations
 import json
 from typing import IO, Callable
 
+from hexlore.compiler.model import FaceSpec
 from hexlore.runtime.engine.bounds import BUDGET
+from hexlore.runtime.engine.face_classes import FaceClass
 from hexlore.runtime.engine.state import GameState, Unit, label
 from hexlore.runtime.geometry.grid import Hex
 
@@ -54,6 +56,9 @@ class EventLog:
         self._unlabelled = 0  # entries before this one have their arguments labelled
         #: label events when the entries are read rather than when they happen (no file only)
         self.defer_labels = False
+        #: keep only the rolls (no file only): exact odds of a question that reads no event
+        #: keep what a failure's hint shows, the dice, and nothing the question never reads
+        self.rolls_only = False
         self._hex_labels: dict[Hex, str] = {}  # the board never changes during a game
         self._quoted: dict[str, str] = {}  # event names as JSON strings
 
@@ -76,8 +81,9 @@ class EventLog:
         self._unlabelled = 0
 
     def shown(self, value):
-        """``label(value, board)``, with the common cases first and each hex's label kept."""
-        cls = value.__class__
+        """``label(value, board)``, with the common cases first and each hex's label kept (an
+        undecided die face of the odds engine stays itself: labelling it is no look at it)."""
+        cls = type(value)
         if cls is Unit:
             return value.id
         if cls is int or cls is str or cls is bool or value is None:
@@ -90,6 +96,10 @@ class EventLog:
         if cls is list or cls is tuple:  # as label does: a list of the items' labels
             shown = self.shown
             return [shown(v) for v in value]
+        if cls is FaceSpec:
+            return value.name
+        if cls is FaceClass:
+            return value
         return label(value, self.state.board)
 
     def truncate(self, length: int) -> None:
@@ -99,6 +109,8 @@ class EventLog:
 
     def record(self, entry: dict) -> None:
         BUDGET.event(None)
+        if self.rolls_only and entry["type"] != "roll" and self.file is None:
+            return
         entry = {"seq": len(self._entries) + 1, "round": self.state.game["round"],
                  "turn": self.state.game["turn"], **entry}
         self._entries.append(entry)
@@ -113,6 +125,8 @@ class EventLog:
         order: args, event, round, seq, turn, type) without sorting and encoding the frame each
         time. ``settled``: no argument's label can change (no list), so with no file the labels
         wait until the entries are read; ``args`` must then not change either."""
+        if self.rolls_only and self.file is None:
+            return
         game = self.state.game
         seq, rnd, turn = len(self._entries) + 1, game["round"], game["turn"]
         if settled and self.defer_labels and self.file is None:

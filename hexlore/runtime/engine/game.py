@@ -231,7 +231,7 @@ class Game:
             faces, forced = self.roller.roll(count, die)
         except ForcedRollError as exc:
             raise RuleError(str(exc)) from exc
-        entry = {"type": "roll", "die": die.name, "faces": [f.name for f in faces]}
+        entry = {"type": "roll", "die": die.name, "faces": [self.events.shown(f) for f in faces]}
         if forced:
             entry["forced"] = True
         self.events.record(entry)

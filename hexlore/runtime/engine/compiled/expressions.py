@@ -18,6 +18,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from hexlore.compiler import ir
+from hexlore.compiler.builtins import BUILTINS, PURE
 from hexlore.compiler.model import Symbol
 from hexlore.dsl.limits import MAX_INT
 from hexlore.runtime.engine.compiled.names import CONTEXT, Scope, attr, call, function, name, store
@@ -258,9 +259,27 @@ class Expressions:
         where = sub.x(node.where) if node.where is not None else None
         mapped = sub.x(node.mapped) if node.mapped is not None else None
         body = _aggregate_body(func, src, item, where, mapped, inner)
+        if all(_pure(x) for x in (node.where, node.mapped) if x is not None):
+            # an undecided die face among the items (exact odds, engine/face_classes.py): the
+            # tests are asked again of each of its faces, as functions of the item
+            tests = [self._test(node, x, free) if x is not None else ast.Constant(None)
+                     for x in (node.where, node.mapped)]
+            again = call("h_aggregate", ast.Constant(func), name(src), *tests, name(CONTEXT),
+                         ast.Tuple([name(p) for p in params[2:]], ast.Load()))
+            body = [ast.Try(body, [ast.ExceptHandler(name("h_observed"), None, [ast.Return(again)])], [], [])]
         self.program.add(function(lifted, params, body))
         return call(lifted, name(CONTEXT), source, *[self.scope.load(n) for n in free]), \
             func in ("count", "sum", "min", "max")
+
+    def _test(self, node: ir.Aggregate, test: ir.X, free: list[str]) -> ast.expr:
+        """``te(R, item, free…)``: an aggregate's test (or mapping) as a function of the item."""
+        lifted = self.program.module.callable_name("te_")
+        inner = Scope([])
+        item = inner.temp()
+        params = [CONTEXT, item] + [inner.local(n) for n in free]
+        inner.names[node.var] = item
+        self.program.add(function(lifted, params, [ast.Return(Expressions(self.program, inner).x(test))]))
+        return name(lifted)
 
     def x_Choose(self, node: ir.Choose):
         return self._choose(node, request=False), False
@@ -362,6 +381,20 @@ class Expressions:
                     seen.add(local)
                     found.append(local)
         return found
+
+
+def _pure(node) -> bool:
+    """Does evaluating ``node`` change nothing (so it may be evaluated again)?"""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        cls = n.__class__
+        if cls in (ir.CallProcedure, ir.Emit, ir.Choose, ir.Ask):
+            return False
+        if cls is ir.CallBuiltin and (n.name not in BUILTINS or BUILTINS[n.name].effect != PURE):
+            return False
+        stack.extend(_children(n))
+    return True
 
 
 def _locals_read(node) -> list[str]:
