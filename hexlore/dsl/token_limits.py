@@ -10,7 +10,7 @@ deeper than any rule needs are refused the same way: Lark would build a tree nod
 and recovery would try to close each one, slowly, only for P009 to drop the declaration.
 
 Nearly every file is fine, and proving it needs no Python loop over the text: every step of
-:func:`_clearly_fine` runs inside ``str`` and ``re``. Only a file it cannot clear is scanned
+:func:`clearly_fine` runs inside ``str`` and ``re``. Only a file it cannot clear is scanned
 token by token, to say where the problems are.
 """
 
@@ -44,7 +44,7 @@ _DEPTH_STEP = {"{": 1, "(": 1, "[": 1, "}": -1, ")": -1, "]": -1}
 _LONG_DIGITS = re.compile(f"[0-9]{{{_DIGITS_OF_MAX}}}")
 
 
-def _clearly_fine(text: str) -> bool:
+def clearly_fine(text: str) -> bool:
     """True when ``text`` surely holds no overlong token, huge integer or deep nesting.
 
     No token spans lines, so none is longer than the longest line; a number too large has
@@ -67,8 +67,11 @@ def token_problems(text: str, path: str) -> list[Diagnostic]:
     """Diagnostics for every word or string longer than MAX_TOKEN_CHARS and every integer
     literal beyond MAX_INT (at most :data:`MAX_REPORTED`), and for brackets nested deeper
     than MAX_NESTING."""
-    if _clearly_fine(text):
-        return []
+    return [] if clearly_fine(text) else scan(text, path)
+
+
+def scan(text: str, path: str) -> list[Diagnostic]:
+    """What :func:`token_problems` finds, token by token: where each problem is."""
     problems: list[Diagnostic] = []
     line, line_start, counted = 1, 0, 0
     depth, gap_start = 0, 0
