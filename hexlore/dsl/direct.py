@@ -27,6 +27,7 @@ of the subtree Lark would have built, so that a file nested deeper than recovery
 from __future__ import annotations
 
 import functools
+import weakref
 from operator import itemgetter
 from typing import Callable
 
@@ -75,73 +76,120 @@ def _plans(parser: Lark) -> tuple[tuple, ...]:
     return tuple(plans)
 
 
-def callbacks(parser: Lark, builder: AstBuilder) -> dict:
-    """Lark rule -> the callback that builds its part of the AST with ``builder``."""
-    out = {}
-    for rule, name, include, trailing, expand, inline in _plans(parser):
-        if expand and len(rule.expansion) == 1 and len(include) == 1 and include[0][1] == _NODE:
-            out[rule] = itemgetter(0)  # a chain rule (?expr: or_expr): the child is the node
-            continue
-        method = None if inline else RULE_METHODS.get(name)
-        out[rule] = _callback(builder, method, include, trailing, expand, inline)
-    return out
+class _Reducers:
+    """The callbacks of one parse at a time, each building with :attr:`builder`.
 
+    Making the 247 callbacks cost as much as parsing a small file, so a set is made once
+    and kept in a pool (:func:`_borrow`); a parse sets the builder it builds with.
+    """
 
-def _callback(builder: AstBuilder, method, include: tuple, trailing: int, expand: bool,
-              inline: bool) -> Callable[[list], object]:
-    def reduce(raw: list):
-        # the node's position: from the first and last children that have one
-        line = column = end_line = end_column = None
-        for v in raw:
-            if v.__class__ is tuple:
-                if v[1] is not None:
-                    line, column = v[1], v[2]
-                    break
-            else:
-                line, column = v.line, v.column
-                break
-        if line is not None:
-            for v in reversed(raw):
+    def __init__(self, parser: Lark):
+        self.builder: AstBuilder | None = None
+        self.table: dict = {}
+        for rule, name, include, trailing, expand, inline in _plans(parser):
+            if expand and len(rule.expansion) == 1 and len(include) == 1 and include[0][1] == _NODE:
+                self.table[rule] = itemgetter(0)  # a chain rule (?expr: or_expr): the child is the node
+                continue
+            method = None if inline else RULE_METHODS.get(name)
+            if method is not None and not expand and not trailing and len(rule.expansion) == 1:
+                if include == ((0, _TOKEN, 0),):
+                    self.table[rule] = self._one_token(method)
+                    continue
+                if include == ((0, _NODE, 0),):
+                    self.table[rule] = self._one_node(method)
+                    continue
+            self.table[rule] = self._any(method, include, trailing, expand, inline)
+
+    def _one_token(self, method) -> Callable[[list], tuple]:
+        """``name_ref: NAME`` and the like: the node is where its one token is."""
+        def reduce(raw: list) -> tuple:
+            token = raw[0]
+            at = (token.line, token.column, token.end_line, token.end_column)
+            return (method(self.builder, at, token), *at, 2)
+
+        return reduce
+
+    def _one_node(self, method) -> Callable[[list], tuple]:
+        """``arg: expr`` and the like: the node is where its one child is."""
+        def reduce(raw: list) -> tuple:
+            child = raw[0]
+            if child.__class__ is not tuple:  # a token a ?rule left in place of itself
+                at = (child.line, child.column, child.end_line, child.end_column)
+                return (method(self.builder, at, child), *at, 2)
+            at = None if child[1] is None else child[1:5]
+            return (method(self.builder, at, child[0]), *child[1:5], child[5] + 1)
+
+        return reduce
+
+    def _any(self, method, include: tuple, trailing: int, expand: bool,
+             inline: bool) -> Callable[[list], object]:
+        """Any other rule, followed step by step."""
+        def reduce(raw: list):
+            # the node's position: from the first and last children that have one
+            line = column = end_line = end_column = None
+            for v in raw:
                 if v.__class__ is tuple:
                     if v[1] is not None:
-                        end_line, end_column = v[3], v[4]
+                        line, column = v[1], v[2]
                         break
                 else:
-                    end_line, end_column = v.end_line, v.end_column
+                    line, column = v.line, v.column
                     break
-        children = []
-        height = 1 if trailing else 0
-        for i, mode, nones in include:
-            if nones:
-                children.extend([None] * nones)
-                height = height or 1
-            v = raw[i]
-            if mode == _TOKEN:
-                children.append(v)
-                height = height or 1
-            elif v.__class__ is not tuple:  # a token that a ?rule left in place of itself
-                children.append(v)
-                height = height or 1
-            elif mode == _NODE:
-                children.append(v[0])
-                if v[5] > height:
-                    height = v[5]
-            else:
-                children.extend(v[0])
-                if v[5] > height:
-                    height = v[5]
-        if trailing:
-            children.extend([None] * trailing)
-        if inline:
-            return (children, line, column, end_line, end_column, height)
-        if expand and len(children) == 1:
-            return _replace(raw, include, trailing, line, column, end_line, end_column)
-        if method is None:
-            raise Unsupported("a rule with no AST method of its own")
-        at = None if line is None else (line, column, end_line, end_column)
-        return (method(builder, at, *children), line, column, end_line, end_column, height + 1)
+            if line is not None:
+                for v in reversed(raw):
+                    if v.__class__ is tuple:
+                        if v[1] is not None:
+                            end_line, end_column = v[3], v[4]
+                            break
+                    else:
+                        end_line, end_column = v.end_line, v.end_column
+                        break
+            children = []
+            height = 1 if trailing else 0
+            for i, mode, nones in include:
+                if nones:
+                    children.extend([None] * nones)
+                    height = height or 1
+                v = raw[i]
+                if mode == _TOKEN:
+                    children.append(v)
+                    height = height or 1
+                elif v.__class__ is not tuple:  # a token that a ?rule left in place of itself
+                    children.append(v)
+                    height = height or 1
+                elif mode == _NODE:
+                    children.append(v[0])
+                    if v[5] > height:
+                        height = v[5]
+                else:
+                    children.extend(v[0])
+                    if v[5] > height:
+                        height = v[5]
+            if trailing:
+                children.extend([None] * trailing)
+            if inline:
+                return (children, line, column, end_line, end_column, height)
+            if expand and len(children) == 1:
+                return _replace(raw, include, trailing, line, column, end_line, end_column)
+            if method is None:
+                raise Unsupported("a rule with no AST method of its own")
+            at = None if line is None else (line, column, end_line, end_column)
+            return (method(self.builder, at, *children), line, column, end_line, end_column, height + 1)
 
-    return reduce
+        return reduce
+
+
+#: parser -> callback sets not in use (a list's pop and append are atomic: threads may parse at once)
+_POOLS: weakref.WeakKeyDictionary[Lark, list[_Reducers]] = weakref.WeakKeyDictionary()
+
+
+def _borrow(parser: Lark) -> tuple[_Reducers, list[_Reducers]]:
+    """A callback set for ``parser`` and the pool to give it back to."""
+    pool = _POOLS.setdefault(parser, [])
+    try:
+        return pool.pop(), pool
+    except IndexError:
+        return _Reducers(parser), pool
 
 
 def _replace(raw: list, include: tuple, trailing: int, line, column, end_line, end_column):
@@ -163,12 +211,18 @@ def parse_direct(parser: Lark, text: str, path: str) -> tuple[ast.Module, AstBui
     file must take the slow path (too deep, or a shape this module does not build).
     """
     builder = AstBuilder(path)
-    interactive = parser.parse_interactive(text)
-    interactive.parser_state.parse_conf.callbacks = callbacks(parser, builder)
-    module, *_, height = interactive.resume_parse()
+    reducers, pool = _borrow(parser)
+    reducers.builder = builder
+    try:
+        interactive = parser.parse_interactive(text)
+        interactive.parser_state.parse_conf.callbacks = reducers.table
+        module, *_, height = interactive.resume_parse()
+    finally:
+        reducers.builder = None
+        pool.append(reducers)
     if height > MAX_DEPTH:  # an item of the file is deeper than recovery allows (P009)
         raise Unsupported("nested too deep")
     return module, builder
 
 
-__all__ = ["Unsupported", "callbacks", "parse_direct"]
+__all__ = ["Unsupported", "parse_direct"]
