@@ -148,3 +148,15 @@ def test_random_expressions_are_built_the_same_both_ways(value, condition):
         assert slow.diagnostics
         return
     assert _difference(fast[0], slow.module) is None
+
+
+def test_a_parser_shaped_otherwise_is_never_followed():
+    # without propagated positions Lark's tree has no spans to match: the fast path declines
+    from lark import Lark
+
+    from hexlore.dsl.parser import GRAMMAR_PATH
+
+    other = Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
+                 maybe_placeholders=True)
+    with pytest.raises(Unsupported):
+        parse_direct(other, "function f() -> int = 1\n", "t.lore")

@@ -31,7 +31,7 @@ import weakref
 from operator import itemgetter
 from typing import Callable
 
-from lark import Lark
+from lark import Lark, Tree
 
 from . import ast
 from .ast_builder import RULE_METHODS, AstBuilder
@@ -44,9 +44,20 @@ class Unsupported(Exception):
     """The file needs the slow path: Lark would build something the fast path cannot match."""
 
 
+def _follows(parser: Lark) -> bool:
+    """Whether ``parser`` shapes its tree the way this module follows: positions propagated,
+    ``[x]`` kept as None, anonymous tokens dropped, Lark's own Tree, no transformer."""
+    options = parser.options
+    return (options.propagate_positions is True and options.maybe_placeholders is True
+            and not options.keep_all_tokens and options.tree_class in (None, Tree)
+            and options.transformer is None and options.parser == "lalr")
+
+
 @functools.cache
 def _plans(parser: Lark) -> tuple[tuple, ...]:
     """Per rule of the grammar, what its callback needs, worked out once per parser."""
+    if not _follows(parser):
+        raise Unsupported("a parser configured otherwise than this module follows")
     plans = []
     for rule in parser.rules:
         options = rule.options
