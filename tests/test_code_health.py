@@ -29,7 +29,7 @@ CALLED_BY_NAME = [
 
 
 def _grammar_rules() -> list[str]:
-    """The Lore grammar's rules: the parser's Transformer has one method per rule."""
+    """The Lore grammar's rules: the AST builder (dsl/ast_builder.py) has one method per rule."""
     grammar = (ROOT / "hexlore" / "dsl" / "lore.lark").read_text(encoding="utf-8")
     rules = re.findall(r"^\??!?([a-z_][a-z0-9_]*)\s*(?:\.\d+)?\s*:", grammar, re.M)
     return rules + re.findall(r"->\s*([a-z_][a-z0-9_]*)", grammar)

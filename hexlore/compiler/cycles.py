@@ -74,9 +74,15 @@ def _children(node) -> list:
 
 
 def _walk(node):
-    yield node
-    for child in _children(node):
-        yield from _walk(child)
+    """``node`` and the nodes :func:`_children` reaches under it, in pre-order.
+
+    Iterative: a recursive generator passes every node up through each level above it.
+    """
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(_children(current)))
 
 
 def _calls(node, certain: bool):
@@ -131,22 +137,30 @@ class Bodies:
         self.enders = self._game_enders()
 
     def _game_enders(self) -> frozenset[str]:
-        """Procedures that may end the game, directly or through the procedures they call."""
-        enders: set[str] = set()
+        """Procedures that may end the game, directly or through the procedures they call.
+
+        Each body is walked once for what it ends or calls; the fixed point then runs over
+        those sets (walking every body again at each round was most of the check's time).
+        """
+        ends_itself: set[str] = set()
+        calls: dict[str, set[str]] = {}
+        for name, spec in self.rules.procedures.items():
+            called = calls[name] = set()
+            for st in spec.body:
+                for n in _walk(st):
+                    if isinstance(n, ir.CallBuiltin) and n.name in GAME_ENDERS:
+                        ends_itself.add(name)
+                    elif isinstance(n, ir.CallProcedure):
+                        called.add(n.name)
+        enders = set(ends_itself)
         changed = True
         while changed:
             changed = False
-            for name, spec in self.rules.procedures.items():
-                if name not in enders and self._ends(spec.body, enders):
+            for name, called in calls.items():
+                if name not in enders and not called.isdisjoint(enders):
                     enders.add(name)
                     changed = True
         return frozenset(enders)
-
-    @staticmethod
-    def _ends(body, enders) -> bool:
-        return any((isinstance(n, ir.CallBuiltin) and n.name in GAME_ENDERS)
-                   or (isinstance(n, ir.CallProcedure) and n.name in enders)
-                   for st in body for n in _walk(st))
 
     def certain_emits(self, procedure: str, visiting: frozenset[str] = frozenset()) -> frozenset[str]:
         """Events a procedure emits on every run."""
@@ -312,6 +326,8 @@ class CycleCheck:
         self.spec = {t.name: t for t in self.triggers}
         self.dispatch = rules.dispatch
         self._certain_steps: dict[tuple[str, str], bool] = {}
+        # id of a body (the rules keep every body alive while this check runs) -> its assignments
+        self._assignments_in: dict[int, list[ir.SetField]] = {}
         self.truncated = False
 
     def _rank(self, name: str) -> int:
@@ -448,6 +464,14 @@ class CycleCheck:
             return rivals[0].name == name
         return True
 
+    def _assignments(self, body: tuple[ir.S, ...]) -> list[ir.SetField]:
+        """The field assignments in a body, in walking order, found once per body."""
+        found = self._assignments_in.get(id(body))
+        if found is None:
+            found = [n for st in body for n in _walk(st) if isinstance(n, ir.SetField)]
+            self._assignments_in[id(body)] = found
+        return found
+
     def certain_step(self, t: str, u: str) -> bool:
         """Does ``t`` always fire ``u``: always emit its event, and ``u`` always run on it?"""
         key = (t, u)
@@ -459,7 +483,7 @@ class CycleCheck:
         triggers, procedures = reachable
         bodies = [self.spec[t].body for t in triggers] + \
             [self.rules.procedures[p].body for p in procedures if p in self.rules.procedures]
-        sets = [n for body in bodies for st in body for n in _walk(st) if isinstance(n, ir.SetField)]
+        sets = [n for body in bodies for n in self._assignments(body)]
         for t, u in zip(cycle, cycle[1:] + cycle[:1]):
             sites = self.step_sites(t, u)
             body = self.spec[t].body

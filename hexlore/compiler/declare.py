@@ -8,6 +8,7 @@ lowered by :mod:`.lower`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 
 from ..dsl import ast
@@ -510,15 +511,20 @@ def _procedure_cycles(rules: RuleSet, calls: dict[str, set[str]]) -> list[Diagno
             + _call_cycles("functions", functions, {n: f.origin for n, f in rules.functions.items()}))
 
 
+@functools.cache
+def _inner_fields(cls: type) -> tuple[str, ...]:
+    """The fields of an IR node class other than its origin (``dataclasses.fields`` builds a
+    new tuple at every call)."""
+    return tuple(f.name for f in dataclasses.fields(cls) if f.name != "origin")
+
+
 def _ir_nodes(x):
     """Every IR node under ``x`` (iteratively)."""
-    import dataclasses
-
     stack = [x]
     while stack:
         node = stack.pop()
         if isinstance(node, (ir.X, ir.S)):
             yield node
-            stack.extend(getattr(node, f.name) for f in dataclasses.fields(node) if f.name != "origin")
+            stack.extend(getattr(node, name) for name in _inner_fields(node.__class__))
         elif isinstance(node, tuple):
             stack.extend(node)

@@ -97,6 +97,7 @@ class Lowerer:
         # unknown: never reported as undefined or unknown, the first error is the real problem
         self.skipped: set[str] = set(skipped)
         self.diagnostics: list[Diagnostic] = []
+        self._field_types: dict[str, tuple[object, int, dict[str, Type]]] = {}  # see field_types
 
     # ------------------------------------------------------------ helpers
     def err(self, ctx: Context, code: str, message: str, span: Span, hint: str | None = None) -> None:
@@ -262,9 +263,7 @@ class Lowerer:
                      _suggest(name, [p.name for p in event.params] if event else []))
             return "event", ANY
         if base in ("unit", "side", "hex", "game", "face"):
-            fields = dict(BUILTIN_FIELDS[base])
-            if base in self.rules.kinds:
-                fields.update({k: f.type for k, f in self.rules.kinds[base].fields.items()})
+            fields = self.field_types(base, base, BUILTIN_FIELDS[base])
             if name in fields:
                 return base, fields[name]
             self.err(ctx, UNKNOWN_FIELD, f"{base} has no field '{name}'", span,
@@ -272,8 +271,7 @@ class Lowerer:
             return base, ANY
         kind = "unit" if base == "unit_type" else base
         if kind in self.rules.kinds:
-            fields = dict(DEFINITION_FIELDS)
-            fields.update({k: f.type for k, f in self.rules.kinds[kind].fields.items()})
+            fields = self.field_types(base, kind, DEFINITION_FIELDS)
             if name in fields:
                 return "def", fields[name]
             self.err(ctx, UNKNOWN_FIELD, f"{kind} has no field '{name}'", span, _suggest(name, fields))
@@ -281,6 +279,26 @@ class Lowerer:
         self.err(ctx, TYPE_MISMATCH, f"a value of type {_show(t)} has no fields", span,
                  "fields belong to units, sides, hexes, the game, faces, definitions and event records")
         return "any", ANY
+
+    def field_types(self, base: str, kind: str, fixed: dict[str, Type]) -> dict[str, Type]:
+        """Field name -> type for values of type ``base``: the ``fixed`` fields, then those the
+        packs declare for ``kind``. Read only; kept until ``kind`` gains a field.
+
+        Field declarations only ever add names (a second declaration of a name is an error and
+        skipped; filling in a default keeps the type), so the kind and its number of fields
+        tell whether a kept table is current. Building the table at every field access was a
+        tenth of the lowering.
+        """
+        spec = self.rules.kinds.get(kind)
+        size = len(spec.fields) if spec is not None else -1
+        kept = self._field_types.get(base)
+        if kept is not None and kept[0] is spec and kept[1] == size:
+            return kept[2]
+        fields = dict(fixed)
+        if spec is not None:
+            fields.update({k: f.type for k, f in spec.fields.items()})
+        self._field_types[base] = (spec, size, fields)
+        return fields
 
     def x_Index(self, ctx, scope, node: ast.Index):
         o = self.origin(ctx, node)

@@ -90,6 +90,9 @@ class PackLoader:
         self.result = LoadedPacks()
         self._by_name: dict[str, ast.Module] = {}
         self._state: dict[str, str] = {}  # name -> "loading" | "done"
+        # a loaded file (resolved path) -> its pack: a file named again is not read again, and
+        # looking it up must not resolve the path of every pack loaded so far
+        self._name_of_file: dict[str, str] = {}
         self._refused: set[str] = set()  # files found but not read (links leading out)
 
     # -- locating
@@ -158,9 +161,8 @@ class PackLoader:
 
     def _load_file(self, path: Path) -> str | None:
         key = str(path.resolve())
-        for name, module in self._by_name.items():
-            if str(Path(module.path).resolve()) == key:
-                return name
+        if key in self._name_of_file:
+            return self._name_of_file[key]
         shown = display_path(path)
         text, problem = read_text(path, "pack")
         if text is None:
@@ -183,6 +185,7 @@ class PackLoader:
         if name in self._by_name:
             return name
         self._by_name[name] = module
+        self._name_of_file[key] = name
         self._state[name] = "loading"
         visible = {name}
         for use in module.uses:

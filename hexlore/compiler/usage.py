@@ -16,7 +16,7 @@ import functools
 import re
 
 from ..dsl import ast
-from ..dsl.diagnostics import Diagnostic, warning
+from ..dsl.diagnostics import Diagnostic, Span, warning
 from .model import RuleSet
 from .names import SUPER
 from .packs import LoadedPacks
@@ -38,22 +38,43 @@ _NAMES_IN = {ast.Name: ("name",), ast.Call: ("func",), ast.Emit: ("event",), ast
              ast.TriggerDecl: ("event",), ast.FieldsDecl: ("name",)}
 
 
+#: field values that hold no syntax, so the walk below does not visit them
+_LEAVES = (str, int, bool, type(None), Span)
+
+
 @functools.cache
-def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls))
+def _plan(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """For a syntax node class: (fields that name declarations, fields that may hold syntax);
+    None for anything else."""
+    if not issubclass(cls, ast.Node):
+        return None
+    return _NAMES_IN.get(cls, ()), tuple(f.name for f in dataclasses.fields(cls) if f.type != "Span")
 
 
 def _references(node, out: set[str]) -> None:
-    """Every name a piece of syntax mentions as a declaration: values, calls, types, traits…"""
-    if isinstance(node, ast.Node):
-        for attr in _NAMES_IN.get(type(node), ()):
-            value = getattr(node, attr)
+    """Every name a piece of syntax mentions as a declaration: values, calls, types, traits…
+
+    Iterative, with each class's fields looked up once: this walk visits every node of
+    every pack, and a recursive call per field (spans and strings included) was a fifth of
+    the compiler's time.
+    """
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        cls = current.__class__
+        plan = _plan(cls)
+        if plan is None:
+            if isinstance(current, (tuple, list)):
+                stack.extend(item for item in current if item.__class__ not in _LEAVES)
+            continue
+        names, fields = plan
+        for attr in names:
+            value = getattr(current, attr)
             out.update(value if isinstance(value, tuple) else (value,))
-        for name in _field_names(type(node)):
-            _references(getattr(node, name), out)
-    elif isinstance(node, (tuple, list)):
-        for item in node:
-            _references(item, out)
+        for name in fields:
+            value = getattr(current, name)
+            if value.__class__ not in _LEAVES:
+                stack.append(value)
 
 
 def _what(decl: ast.Decl, rules: RuleSet) -> tuple[str, str] | None:

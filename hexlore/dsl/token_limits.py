@@ -8,11 +8,16 @@ finds them first; a file with such a token is reported and not parsed further, b
 no sensible rule needs one and every diagnostic after it would be noise. Brackets nested
 deeper than any rule needs are refused the same way: Lark would build a tree node per level
 and recovery would try to close each one, slowly, only for P009 to drop the declaration.
+
+Nearly every file is fine, and proving it needs no Python loop over the text: every step of
+:func:`clearly_fine` runs inside ``str`` and ``re``. Only a file it cannot clear is scanned
+token by token, to say where the problems are.
 """
 
 from __future__ import annotations
 
 import re
+from itertools import accumulate
 
 from .diagnostics import Diagnostic, Span, error
 from .limits import MAX_INT, MAX_NESTING, MAX_TOKEN_CHARS
@@ -30,9 +35,43 @@ _SCAN = re.compile(r'#[^\n]*|"(?:[^"\\\n]|\\.)*"?|[A-Za-z0-9_]+')
 _DIGITS_OF_MAX = len(str(MAX_INT))
 
 
+# comments and strings, whose brackets do not count (the same alternatives as _SCAN: a word
+# holds no '#', '"' or bracket, so skipping words changes nothing)
+_NOT_CODE = re.compile(r'#[^\n]*|"(?:[^"\\\n]|\\.)*"?')
+_NOT_BRACKET = re.compile(r"[^{}()\[\]]+")
+_DEPTH_STEP = {"{": 1, "(": 1, "[": 1, "}": -1, ")": -1, "]": -1}
+# an integer literal beyond MAX_INT has at least as many digits in a row
+_LONG_DIGITS = re.compile(f"[0-9]{{{_DIGITS_OF_MAX}}}")
+
+
+def clearly_fine(text: str) -> bool:
+    """True when ``text`` surely holds no overlong token, huge integer or deep nesting.
+
+    No token spans lines, so none is longer than the longest line; a number too large has
+    at least as many digits in a row as MAX_INT. Nesting is the running count of brackets
+    outside comments and strings, where a '}' at depth 0 is ignored: with S the running sum
+    of +1 and -1, that depth is S minus the lowest S so far (if below 0).
+    """
+    if max(map(len, text.split("\n"))) > MAX_TOKEN_CHARS or _LONG_DIGITS.search(text):
+        return False
+    brackets = _NOT_BRACKET.sub("", _NOT_CODE.sub("", text))
+    if len(brackets) <= MAX_NESTING:
+        return True
+    sums = list(accumulate(map(_DEPTH_STEP.__getitem__, brackets)))
+    lows = accumulate(sums, min, initial=0)
+    next(lows)  # the lowest before any bracket is 0; each later one pairs with its sum
+    return max(map(int.__sub__, sums, lows)) <= MAX_NESTING
+
+
 def token_problems(text: str, path: str) -> list[Diagnostic]:
     """Diagnostics for every word or string longer than MAX_TOKEN_CHARS and every integer
-    literal beyond MAX_INT (at most :data:`MAX_REPORTED`)."""
+    literal beyond MAX_INT (at most :data:`MAX_REPORTED`), and for brackets nested deeper
+    than MAX_NESTING."""
+    return [] if clearly_fine(text) else scan(text, path)
+
+
+def scan(text: str, path: str) -> list[Diagnostic]:
+    """What :func:`token_problems` finds, token by token: where each problem is."""
     problems: list[Diagnostic] = []
     line, line_start, counted = 1, 0, 0
     depth, gap_start = 0, 0
