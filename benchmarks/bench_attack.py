@@ -17,13 +17,21 @@ hex. Both sides take the first option of every decision, as the ``first`` policy
 Before timing, every seed's outcome (figures, hexes, lore, banners of both units and sides)
 is compared between the two: the benchmark stops if they ever disagree. Times are medians of
 five rounds of ``--attacks`` attacks; the ratios are the figures to quote.
+
+``--instructions`` counts CPU instructions instead (valgrind's callgrind, which a shared
+machine's load does not change): each way runs in its own process for 0 and for ``--attacks``
+attacks, and the difference divided by the attacks is its cost per attack.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import re
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -163,10 +171,53 @@ def _median_seconds(run, attacks: int) -> float:
     return statistics.median(rounds)
 
 
+def _only(way: str, attacks: int) -> None:
+    """Play ``attacks`` attacks one way only (a child process measured by callgrind)."""
+    board = Board.battlelore()
+    with tempfile.TemporaryDirectory() as folder:
+        runtime = RuntimeAttack(Path(folder))
+        runtime.attack(10**6)  # anything done once (memo plans, labels) is done before counting
+        for seed in range(attacks):
+            if way == "hand-written":
+                attacker, target, occupied = fresh_by_hand(board)
+                melee_by_hand(attacker, target, seed, board, occupied)
+            elif way == "runtime":
+                runtime.attack(seed)
+            else:
+                runtime.reset(seed)
+
+
+def _instructions(way: str, attacks: int) -> int:
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "callgrind.out"
+        # one hash seed for every process: string hashing and set order then cost the same each time
+        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, __file__,
+                        "--only", way, "--attacks", str(attacks)], check=True, capture_output=True,
+                       env={**os.environ, "PYTHONHASHSEED": "0"})
+        total = re.search(r"^totals:\s+(\d+)", out.read_text(), re.M) or re.search(r"^summary:\s+(\d+)",
+                                                                                   out.read_text(), re.M)
+        return int(total.group(1))
+
+
+def instructions(attacks: int) -> None:
+    print(f"instructions per attack (callgrind; {attacks:,} attacks less none, each way in its own process)")
+    per = {}
+    for way in ("hand-written", "runtime", "state reset alone"):
+        per[way] = (_instructions(way, attacks) - _instructions(way, 0)) / attacks
+    for way, n in per.items():
+        print(f"{way:20} {n:12,.0f}  {n / per['hand-written']:6.1f}x hand-written")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--attacks", type=int, default=3000)
+    parser.add_argument("--instructions", action="store_true", help="count instructions with valgrind instead")
+    parser.add_argument("--only", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.only:
+        return _only(args.only, args.attacks)
+    if args.instructions:
+        return instructions(args.attacks)
     board = Board.battlelore()
     with tempfile.TemporaryDirectory() as folder:
         runtime = RuntimeAttack(Path(folder))

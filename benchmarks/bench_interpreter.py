@@ -42,7 +42,10 @@ SCENARIOS = [
 CHILD = r"""
 import hashlib, io, json, sys, time
 from hexlore.api import open_scenario
-from hexlore.runtime.engine.game import Game
+try:
+    from hexlore.runtime.engine.game import Game
+except ImportError:  # a revision before the runtime's rooms (issue 14)
+    from hexlore.runtime.game import Game
 path, sides, first, count = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3]), int(sys.argv[4])
 loaded = open_scenario(path)
 assert loaded.ok, [d.headline() for d in loaded.diagnostics]

@@ -24,7 +24,7 @@ CALLED_BY_NAME = [
     "AFTER",                      # a member of compiler.model.Timing, reached by iterating the enum
     "end_lineno", "col_offset", "end_col_offset",  # locations of generated ast nodes, read by compile()
     # what compiled rules read of their Context and of an event by name (ast nodes, not text)
-    "game_fields", "load_definition", "forget_event", "log_event", "replaced",
+    "game_fields", "load_definition", "forget_event", "replaced",
 ]
 
 

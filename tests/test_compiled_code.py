@@ -32,9 +32,9 @@ COMPILER_NAMES = re.compile(r"R|F|x|[vtk]\d+|t_[a-z]+|(fn|mf|pr|tr|ev|bk|ag|te|c
 #: definitions, events, memo plans, and of the few Python objects it uses (dict.get, list.append)
 ATTRIBUTES = {"options", "tables", "game", "board", "label", "hex_fields", "game_fields", "definition_values",
               "load_definition", "builtins", "forget", "plans", "memo", "on", "depth", "decide", "too_deep",
-              "log_event", "forget_event", "hex", "side", "id", "alive", "definition", "title", "f", "name",
+              "events", "record_event", "forget_event", "hex", "side", "id", "alive", "definition", "title", "f", "name",
               "edge", "q", "r", "value", "die", "args", "replaced", "table", "active", "hits", "missed",
-              "get", "append", "spend", "event", "state", "journal", "tags", "set", "stack", "result", "extend", "__class__"}
+              "get", "append", "spend", "event", "state", "journal", "tags", "set", "stack", "result", "extend", "left", "__class__"}
 
 
 def identifiers(tree: ast.AST) -> tuple[set[str], set[str]]:

@@ -66,9 +66,6 @@ class Context:
     def decide(self, name: str, side, options: list, scores, default, origin: ir.Origin) -> int:
         return self.game.decide(name, side, options, scores, default, origin)
 
-    def log_event(self, name: str, args: dict, settled: bool) -> None:
-        self.events.record_event(name, args, settled)
-
     def too_deep(self, event: str, origin: ir.Origin):
         raise RuleError(f"events nested deeper than {MAX_EVENT_DEPTH} while emitting '{event}': "
                         "a cycle of triggers never ends", origin)

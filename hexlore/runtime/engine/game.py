@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from hexlore.compiler import ir
-from hexlore.compiler.model import RuleSet
+from hexlore.compiler.model import FaceSpec, RuleSet
 from hexlore.dsl.diagnostics import Diagnostic, Span, error
 from hexlore.runtime.engine.builtins import make_builtins
 from hexlore.runtime.engine.cast import Cast, add_campaign_units
@@ -231,7 +231,8 @@ class Game:
             faces, forced = self.roller.roll(count, die)
         except ForcedRollError as exc:
             raise RuleError(str(exc)) from exc
-        entry = {"type": "roll", "die": die.name, "faces": [self.events.shown(f) for f in faces]}
+        shown = self.events.shown  # (an undecided face of the odds engine is no FaceSpec: shown keeps it)
+        entry = {"type": "roll", "die": die.name, "faces": [f.name if type(f) is FaceSpec else shown(f) for f in faces]}
         if forced:
             entry["forced"] = True
         self.events.record(entry)
@@ -241,8 +242,8 @@ class Game:
         if not isinstance(side, Side):
             raise RuleError(f"decision '{name}' needs a side to decide, got {side!r}", origin)
         shown = self.events.shown
-        labels = [shown(o) for o in options]
-        decision = Decision(name, side, options, labels, scores, default)
+        # the options are labelled only if a script or a player reads them; the log shows the choice
+        decision = Decision(name, side, options, lambda: [shown(o) for o in options], scores, default)
         try:
             index = self.script.answer(decision)
         except ScriptError as exc:
@@ -250,7 +251,8 @@ class Game:
         scripted = index is not None
         if index is None:
             index = self.policies[side.name].choose(decision)
-        entry = {"type": "decision", "decision": name, "by": side.name, "choice": labels[index],
+        choice = decision.labels[index] if decision.labelled else shown(options[index])
+        entry = {"type": "decision", "decision": name, "by": side.name, "choice": choice,
                  "options": len(options)}
         if scripted:
             entry["scripted"] = True

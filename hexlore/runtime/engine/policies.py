@@ -17,16 +17,27 @@ class Decision:
     'prefer' scores. The scores are computed when a policy first reads them: a random player
     never does, and for it they would be most of the cost of a choice."""
 
-    __slots__ = ("name", "side", "options", "labels", "_scores", "default")
+    __slots__ = ("name", "side", "options", "_labels", "_scores", "default")
 
-    def __init__(self, name: str, side, options: list, labels: list,
+    def __init__(self, name: str, side, options: list, labels: "list | Callable[[], list]",
                  scores: "list[int] | Callable[[], list[int]] | None", default: int | None):
         self.name = name
         self.side = side  # a Side
         self.options = options
-        self.labels = labels  # label(option) for each option
+        self._labels = labels  # label(option) for each option; or how to make them
         self._scores = scores  # from 'prefer', higher is better; or how to compute them
         self.default = default  # index of the rules' default option
+
+    @property
+    def labels(self) -> list:
+        if callable(self._labels):
+            self._labels = self._labels()
+        return self._labels
+
+    @property
+    def labelled(self) -> bool:
+        """Whether the labels were made (a script or a player read them)."""
+        return not callable(self._labels)
 
     @property
     def scores(self) -> list[int] | None:
@@ -85,14 +96,17 @@ class RandomPolicy(Policy):
 POLICY_NAMES = ("random", "greedy", "first", "scripted")
 
 
+_GREEDY, _FIRST = GreedyPolicy(), FirstPolicy()  # they keep nothing: one of each serves every game
+
+
 def make_policy(name: str | Policy, seed: int, side_name: str) -> Policy:
     """The policy called ``name``, or ``name`` itself when a caller brings its own (a human)."""
     if isinstance(name, Policy):
         return name
     if name == "greedy":
-        return GreedyPolicy()
+        return _GREEDY
     if name == "first" or name == "scripted":
-        return FirstPolicy()
+        return _FIRST
     return RandomPolicy(f"hexlore-policy:{seed}:{side_name}")
 
 

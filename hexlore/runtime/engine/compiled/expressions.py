@@ -21,7 +21,7 @@ from hexlore.compiler import ir
 from hexlore.compiler.builtins import BUILTINS, PURE
 from hexlore.compiler.model import Symbol
 from hexlore.dsl.limits import MAX_INT
-from hexlore.runtime.engine.compiled.names import CONTEXT, Scope, attr, call, function, name, store
+from hexlore.runtime.engine.compiled.names import CONTEXT, Scope, attr, call, function, name, spending, store
 
 if TYPE_CHECKING:
     from hexlore.runtime.engine.compiled.program import Program
@@ -245,10 +245,11 @@ class Expressions:
 
     # ------------------------------------------------------------ lifted: aggregates, choices
     def x_Aggregate(self, node: ir.Aggregate):
-        source = call("h_spend", self.x(node.source), self.module.origin(node))
         func = node.func
         if node.where is None and node.mapped is None and func in ("count", "list"):
+            source = call("h_spend", self.x(node.source), self.module.origin(node))
             return (call("h_len", source), True) if func == "count" else (call("h_list", source), False)
+        source = self.x(node.source)
         free = self._free_locals((node.where, node.mapped), exclude=node.var)
         lifted = self.program.module.callable_name("ag_")
         inner = Scope([])
@@ -258,7 +259,9 @@ class Expressions:
         sub = Expressions(self.program, inner)
         where = sub.x(node.where) if node.where is not None else None
         mapped = sub.x(node.mapped) if node.mapped is not None else None
-        body = _aggregate_body(func, src, item, where, mapped, inner)
+        # the items read are spent from the budget before any is read
+        body = spending(call("h_len", name(src)), self.module.origin(node)) + \
+            _aggregate_body(func, src, item, where, mapped, inner)
         if all(_pure(x) for x in (node.where, node.mapped) if x is not None):
             # an undecided die face among the items (exact odds, engine/face_classes.py): the
             # tests are asked again of each of its faces, as functions of the item

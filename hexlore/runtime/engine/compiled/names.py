@@ -180,3 +180,20 @@ def function(identifier: str, params: list[str], body: list[ast.stmt]) -> ast.Fu
 
 def assign(target: str, value: ast.expr) -> ast.Assign:
     return ast.Assign([store(target)], value)
+
+
+def spending(count: ast.expr, origin: ast.expr) -> list[ast.stmt]:
+    """``BUDGET.spend(count, origin)`` written out: the steps taken from the budget, the
+    located R001 raised (by the budget itself) only when it runs out."""
+    left = ast.Attribute(ast.Name("h_budget", ast.Load()), "left", ast.Store())
+    return [ast.AugAssign(left, ast.Sub(), count),
+            ast.If(ast.Compare(attr("h_budget", "left"), [ast.Lt()], [ast.Constant(0)]),
+                   [ast.Expr(call(attr("h_budget", "spend"), ast.Constant(0), origin))], [])]
+
+
+def counting_event(origin: ast.expr) -> list[ast.stmt]:
+    """``BUDGET.event(origin)`` written out (see :func:`spending`)."""
+    events = ast.Attribute(ast.Name("h_budget", ast.Load()), "events", ast.Store())
+    return [ast.AugAssign(events, ast.Sub(), ast.Constant(1)),
+            ast.If(ast.Compare(attr("h_budget", "events"), [ast.Lt()], [ast.Constant(0)]),
+                   [ast.Expr(call(attr("h_budget", "event"), origin))], [])]

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING
 from hexlore.compiler import ir
 from hexlore.compiler.model import RuleSet, Timing, TriggerSpec
 from hexlore.runtime.engine.compiled.expressions import Expressions, _children
-from hexlore.runtime.engine.compiled.names import CONTEXT, FRAME, FrameScope, attr, call, function, name
+from hexlore.runtime.engine.compiled.names import (CONTEXT, FRAME, FrameScope, attr, call, counting_event,
+                                                   function, name, spending)
 from hexlore.runtime.engine.compiled.statements import Statements, _journalled_write, replaced
 
 if TYPE_CHECKING:
@@ -353,7 +354,7 @@ class Machine:
         source = self.exprs.x(self.flatten(node.source))
         origin = self.module.origin(node)
         self.emit(ast.Assign([self.scope.target(items)], call("h_list", source)),
-                  ast.Expr(call(attr("h_budget", "spend"), call("h_len", self.scope.load(items)), origin)),
+                  *spending(call("h_len", self.scope.load(items)), origin),
                   ast.Assign([self.scope.target(index)], ast.Constant(0)))
         head, body, after = self.new_block(), self.new_block(), self.new_block()
         self.goto(head)
@@ -483,7 +484,7 @@ def emitter_machine(program: "Program", suspends: Suspends, identifier: str, eve
     scope = machine.scope
     table = program.rules.dispatch[event]
     machine.emit(
-        ast.Expr(call(attr("h_budget", "event"), scope.load(origin))),
+        *counting_event(scope.load(origin)),
         ast.If(ast.Compare(attr(CONTEXT, "depth"), [ast.GtE()], [ast.Constant(program.max_depth)]),
                [ast.Expr(call(attr(CONTEXT, "too_deep"), ast.Constant(event), scope.load(origin)))], []),
         ast.AugAssign(ast.Attribute(name(CONTEXT), "depth", ast.Store()), ast.Add(), ast.Constant(1)),
@@ -503,7 +504,7 @@ def emitter_machine(program: "Program", suspends: Suspends, identifier: str, eve
         if answer.__class__ is ast.Call:
             machine.emit(ast.Expr(answer))
     settled = all(p.type.name not in ("list", "any") for p in program.rules.events[event].params)
-    machine.emit(ast.Expr(call(attr(CONTEXT, "log_event"), ast.Constant(event), attr(scope.load(record), "args"),
+    machine.emit(ast.Expr(call(attr(attr(CONTEXT, "events"), "record_event"), ast.Constant(event), attr(scope.load(record), "args"),
                                ast.Constant(settled))))
     after_instead = machine.new_block()
     for t in table.instead:

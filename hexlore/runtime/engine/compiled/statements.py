@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Callable
 from hexlore.compiler import ir
 from hexlore.compiler.model import TriggerSpec, Timing
 from hexlore.runtime.engine.compiled.expressions import Expressions
-from hexlore.runtime.engine.compiled.names import CONTEXT, Scope, attr, call, function, name, store
+from hexlore.runtime.engine.compiled.names import (CONTEXT, Scope, attr, call, counting_event, function, name,
+                                                   spending, store)
 from hexlore.runtime.engine.memo import ANY, field_token
 
 if TYPE_CHECKING:
@@ -108,9 +109,9 @@ class Statements:
 
     def s_ForEach(self, node: ir.ForEach):
         items = self.scope.temp()
-        spend = call(attr("h_budget", "spend"), call("h_len", name(items)), self.module.origin(node))
         source = self.exprs.x(node.source)
-        return [_assign(items, call("h_list", source)), ast.Expr(spend),
+        return [_assign(items, call("h_list", source)),
+                *spending(call("h_len", name(items)), self.module.origin(node)),
                 ast.For(self.scope.target(node.var), name(items), self.block(node.body) or [ast.Pass()], [])]
 
     def s_Repeat(self, node: ir.Repeat):
@@ -241,7 +242,7 @@ def emitter_def(program: "Program", identifier: str, event: str) -> ast.Function
         return call(program.trigger_name(t.name), name(CONTEXT), name(record))
 
     body: list[ast.stmt] = [
-        ast.Expr(call(attr("h_budget", "event"), name("t_origin"))),
+        *counting_event(name("t_origin")),
         ast.If(ast.Compare(attr(CONTEXT, "depth"), [ast.GtE()], [ast.Constant(program.max_depth)]),
                [ast.Expr(call(attr(CONTEXT, "too_deep"), ast.Constant(event), name("t_origin")))], []),
         ast.AugAssign(ast.Attribute(name(CONTEXT), "depth", ast.Store()), ast.Add(), ast.Constant(1))]
@@ -251,7 +252,7 @@ def emitter_def(program: "Program", identifier: str, event: str) -> ast.Function
     # arguments that can hold no list keep their labels: they may be labelled later
     spec = program.rules.events[event]
     settled = all(p.type.name not in ("list", "any") for p in spec.params)
-    inner.append(ast.Expr(call(attr(CONTEXT, "log_event"), ast.Constant(event), attr(record, "args"),
+    inner.append(ast.Expr(call(attr(attr(CONTEXT, "events"), "record_event"), ast.Constant(event), attr(record, "args"),
                                ast.Constant(settled))))
     if table:
         chain: list[ast.stmt] = []
