@@ -192,7 +192,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         Units the pack's sharing rule lets ``u`` stand with block neither."""
         shares = sharing(u)
         occupants = state.occupants
-        passes_by = caller(passes)
+        passes_by = game.search_caller2(passes)
         passes_none = never(passes)
 
         def others(h):
@@ -202,9 +202,11 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             return [o for o in here if o is not u and o.alive and not (shares is not None and shares(o))]
 
         def may_pass(h):
+            if not occupants.get(h):  # most hexes: nobody there
+                return True
             if passes_none:
                 return not others(h)
-            return all(passes_by([u, o]) for o in others(h))
+            return all(passes_by(u, o) for o in others(h))
 
         return may_pass, (lambda h: not others(h))
 
@@ -213,8 +215,9 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         function takes ``(unit, hex)``, or ``(unit, from, to)`` when the step itself matters
         (a cliff between two hexes)."""
         cache = {}
-        cost_of = caller(cost)
         if arity(cost, (2, 3), "(u: unit, h: hex) or (u: unit, from: hex, to: hex)") == 3:
+            cost_of = caller(cost)
+
             def enter_step(frm, to):
                 key = (frm, to)
                 if key not in cache:
@@ -223,11 +226,13 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
                 return cache[key]
             return enter_step
 
+        cost_of2 = game.search_caller2(cost)
+
         def enter(_frm, to):
             try:
                 return cache[to]
             except KeyError:
-                c = cost_of([u, to])
+                c = cost_of2(u, to)
                 c = cache[to] = None if c is None or c < 0 or not may_pass(to) else int(c)
                 return c
         return enter

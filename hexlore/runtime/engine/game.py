@@ -24,7 +24,7 @@ from hexlore.runtime.engine.compiled.locate import rule_error
 from hexlore.runtime.engine.compiled.program import compiled
 from hexlore.runtime.engine.context import Context
 from hexlore.runtime.engine.bounds import BUDGET, MAX_LIST_ITEMS, GameOver, RuleError
-from hexlore.runtime.engine.memo import MISS, SKIP, Memo, Plan
+from hexlore.runtime.engine.memo import MISS, NUMBERS, SKIP, Memo, Plan
 from hexlore.runtime.engine.policies import Decision, Policy, Script, ScriptError
 from hexlore.runtime.engine.resume import drive, play_frame
 from hexlore.runtime.engine.setup import ScenarioValues, set_up
@@ -178,6 +178,45 @@ class Game:
         call = self._search_callers.get(name)
         if call is None:
             call = self._search_callers[name] = self._caller(name, self.memo.search_plan(name))
+        return call
+
+    def search_caller2(self, name: str):
+        """``call(a, b)`` for a built-in's search asking a two-parameter function (a step's cost,
+        a hex's test for a unit): :meth:`search_caller` without an argument list to build and
+        take apart at every hex, for the usual memo shapes."""
+        call = self._search_callers.get((name, 2))
+        if call is None:
+            call = self._search_callers[(name, 2)] = self._caller2(name, self.memo.search_plan(name))
+        return call
+
+    def _caller2(self, name: str, plan: Plan):
+        body = self.compiled.functions[name][0]
+        context, memo = self.context, self.memo
+        positions, exact, unknown, objects, arity = memo.search_shape(name)
+        if arity != 2 or exact or unknown:
+            general = self._caller(name, plan)
+            return lambda a, b: general([a, b])
+        table, numbers = plan.table, NUMBERS
+        get = table.get
+        check_a, check_b = 0 in objects, 1 in objects
+
+        def call(a, b):
+            if memo.on and plan.active:
+                key = (a, b) if positions == (0, 1) else a if positions == (0,) else b if positions == (1,) else ()
+                try:
+                    result = get(key, MISS)
+                except TypeError:  # an unhashable argument (a list)
+                    return body(context, a, b)
+                if result is not MISS:
+                    plan.hits += 1
+                    return result
+                result = body(context, a, b)
+                if result.__class__ is not list and not (check_a and a.__class__ in numbers) and \
+                        not (check_b and b.__class__ in numbers):
+                    table[key] = result
+                plan.missed()
+                return result
+            return body(context, a, b)
         return call
 
     def _caller(self, name: str, plan: Plan | None):

@@ -443,6 +443,10 @@ class Memo:
             plan = self._made_for_searches[name] = _make_plan(self.tables[name], shape, SEARCH_TRIAL, self._filled)
         return plan
 
+    def search_shape(self, name: str) -> tuple:
+        """The key shape of function ``name``'s memo for searches (see :func:`_shapes`)."""
+        return _cached(_ANALYSED_SHAPES, self._rules, _shapes)[name]
+
     def table(self, kind: str, functions: tuple[str, ...]) -> dict:
         """A memo for a built-in that reads where the units stand and calls ``functions`` (a
         movement search): forgotten when a unit moves or when what the functions read changes.
