@@ -33,6 +33,10 @@ procedure nested() -> int "nested aggregates" {
   return sum(each a in range(1, 100000) : sum(each b in range(1, 100000) : a + b))
 }
 
+procedure deep_aggregates() -> int "thirty aggregates, each in the test of the next" {
+  return count(each y29 in range(1, 2) where count(each y28 in range(1, 2) where count(each y27 in range(1, 2) where count(each y26 in range(1, 2) where count(each y25 in range(1, 2) where count(each y24 in range(1, 2) where count(each y23 in range(1, 2) where count(each y22 in range(1, 2) where count(each y21 in range(1, 2) where count(each y20 in range(1, 2) where count(each y19 in range(1, 2) where count(each y18 in range(1, 2) where count(each y17 in range(1, 2) where count(each y16 in range(1, 2) where count(each y15 in range(1, 2) where count(each y14 in range(1, 2) where count(each y13 in range(1, 2) where count(each y12 in range(1, 2) where count(each y11 in range(1, 2) where count(each y10 in range(1, 2) where count(each y9 in range(1, 2) where count(each y8 in range(1, 2) where count(each y7 in range(1, 2) where count(each y6 in range(1, 2) where count(each y5 in range(1, 2) where count(each y4 in range(1, 2) where count(each y3 in range(1, 2) where count(each y2 in range(1, 2) where count(each y1 in range(1, 2) where count(each y0 in range(1, 2) where 1 > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0) > 0)
+}
+
 procedure lists() -> int "a list of lists" {
   return count(list(each a in range(1, 100000) : range(1, 100000)))
 }
@@ -85,6 +89,9 @@ tests:
 CASES = {
     "flood": ("R001", "events or log entries"),
     "nested": ("R001", "steps"),
+    # compiled once each (an aggregate's test is compiled twice, for undecided dice faces: a
+    # nested one must not be compiled twice per level, 2**30 times in all)
+    "deep_aggregates": ("R001", "steps"),
     "lists": ("R001", "steps"),
     "big_roll": ("R001", "1,000,000,000 dice"),
     "squares": ("R002", "digits"),
@@ -111,7 +118,7 @@ def test_a_scenario_test_fails_with_a_located_diagnostic(hostile, name):
     assert words in outcome.output and "hostile.lore:" in outcome.output, outcome.describe()
 
 
-@pytest.mark.parametrize("name", ["flood", "nested", "big_roll", "squares"])
+@pytest.mark.parametrize("name", ["flood", "nested", "big_roll", "squares", "deep_aggregates"])
 def test_odds_refuses_the_same_way(hostile, name):
     code, words = CASES[name]
     outcome = run_bounded("odds", str(hostile(name)), "--action", f"{name}()", "--outcome", "winner")

@@ -251,7 +251,12 @@ class Expressions:
             return (call("h_len", source), True) if func == "count" else (call("h_list", source), False)
         source = self.x(node.source)
         free = self._free_locals((node.where, node.mapped), exclude=node.var)
-        lifted = self.program.module.callable_name("ag_")
+        int_result = func in ("count", "sum", "min", "max")
+        key = ("ag", id(node), tuple(free))
+        lifted = self.program.lifted.get(key)
+        if lifted is not None:  # the same aggregate met again (a test asked of each face): made once
+            return call(lifted, name(CONTEXT), source, *[self.scope.load(n) for n in free]), int_result
+        lifted = self.program.lifted[key] = self.program.module.callable_name("ag_")
         inner = Scope([])
         src = inner.temp()
         params = [CONTEXT, src] + [inner.local(n) for n in free]
@@ -271,12 +276,15 @@ class Expressions:
                          ast.Tuple([name(p) for p in params[2:]], ast.Load()))
             body = [ast.Try(body, [ast.ExceptHandler(name("h_observed"), None, [ast.Return(again)])], [], [])]
         self.program.add(function(lifted, params, body))
-        return call(lifted, name(CONTEXT), source, *[self.scope.load(n) for n in free]), \
-            func in ("count", "sum", "min", "max")
+        return call(lifted, name(CONTEXT), source, *[self.scope.load(n) for n in free]), int_result
 
     def _test(self, node: ir.Aggregate, test: ir.X, free: list[str]) -> ast.expr:
         """``te(R, item, free…)``: an aggregate's test (or mapping) as a function of the item."""
-        lifted = self.program.module.callable_name("te_")
+        key = ("te", id(node), id(test), tuple(free))
+        lifted = self.program.lifted.get(key)
+        if lifted is not None:
+            return name(lifted)
+        lifted = self.program.lifted[key] = self.program.module.callable_name("te_")
         inner = Scope([])
         item = inner.temp()
         params = [CONTEXT, item] + [inner.local(n) for n in free]
@@ -296,7 +304,11 @@ class Expressions:
         free = self._free_locals((node.source, node.by, node.prefer, node.default), exclude=None)
         free_prefer = self._free_locals((node.prefer,), exclude=node.var)
         free = sorted(set(free) | set(free_prefer))
-        lifted = self.program.module.callable_name("ch_")
+        key = ("ch", id(node), request, tuple(free))
+        lifted = self.program.lifted.get(key)
+        if lifted is not None:
+            return call(lifted, name(CONTEXT), *[self.scope.load(n) for n in free])
+        lifted = self.program.lifted[key] = self.program.module.callable_name("ch_")
         inner = Scope([])
         params = [CONTEXT] + [inner.local(n) for n in free]
         sub = Expressions(self.program, inner)
@@ -326,7 +338,11 @@ class Expressions:
 
     def _scorer(self, node: ir.Choose, free: list[str]) -> str:
         """``sc(R, options, free…) -> scores``: the 'prefer' score of each option, lifted."""
-        lifted = self.program.module.callable_name("sc_")
+        key = ("sc", id(node), tuple(free))
+        lifted = self.program.lifted.get(key)
+        if lifted is not None:
+            return lifted
+        lifted = self.program.lifted[key] = self.program.module.callable_name("sc_")
         inner = Scope([])
         opts = inner.temp()
         params = [CONTEXT, opts] + [inner.local(n) for n in free]
@@ -349,7 +365,11 @@ class Expressions:
 
     def _ask(self, node: ir.Ask, request: bool) -> ast.expr:
         free = self._free_locals((node.by, node.default), exclude=None)
-        lifted = self.program.module.callable_name("ak_")
+        key = ("ak", id(node), request, tuple(free))
+        lifted = self.program.lifted.get(key)
+        if lifted is not None:
+            return call(lifted, name(CONTEXT), *[self.scope.load(n) for n in free])
+        lifted = self.program.lifted[key] = self.program.module.callable_name("ak_")
         inner = Scope([])
         params = [CONTEXT] + [inner.local(n) for n in free]
         sub = Expressions(self.program, inner)

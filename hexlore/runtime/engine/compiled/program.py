@@ -82,6 +82,10 @@ class Program:
         self._unset_kinds: dict[str, dict] = {}
         self._blocks: dict[str, str] = {}
         self._constants: dict[int, tuple] = {}
+        #: lifted functions made (aggregates, tests, choices…), by IR node and free locals: a
+        #: node compiled twice (an aggregate's test, again for undecided faces) is lifted once,
+        #: so nested aggregates cost what they hold, not twice per level
+        self.lifted: dict[tuple, str] = {}
         self.suspends = Suspends(rules)
         prefixes = {"procedure": "rp_", "trigger": "rt_", "event": "re_", "block": "rb_"}
         suspendable = [("procedure", n) for n in rules.procedures if n in self.suspends.procedures]
