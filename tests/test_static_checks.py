@@ -237,6 +237,16 @@ def test_the_cycle_error_names_the_triggers_in_order(tmp_path):
     assert d.span.line == 5  # located at the first trigger of the cycle
 
 
+def test_a_break_inside_an_if_can_end_a_cycle(tmp_path):
+    """The checks read the bodies of an if's branches too: the break below may leave the repeat
+    before the emit, so the cycle is not certainly endless (it was reported as C016)."""
+    rules = compile_pack(tmp_path, "event tick(n: int)\n"
+                                   "trigger loop on tick {\n  repeat 1 {\n    if n > 2 { break }\n"
+                                   "    emit tick(n: n + 1)\n  }\n}\n"
+                                   "procedure start() { emit tick(n: 0) }\n")
+    assert "C016" not in codes(rules) and "W002" in codes(rules), [d.headline() for d in rules.diagnostics]
+
+
 def test_a_counter_passed_round_a_longer_cycle_bounds_it(tmp_path):
     rules = compile_pack(tmp_path, "event a(n: int)\nevent b(m: int)\n"
                                    "trigger one on a { emit b(m: n) }\n"

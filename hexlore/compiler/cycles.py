@@ -65,11 +65,13 @@ def _children(node) -> list:
         if isinstance(value, (ir.X, ir.S)):
             out.append(value)
         elif isinstance(value, tuple):
-            for item in value:
+            stack = list(reversed(value))
+            while stack:  # nested tuples: an if's (condition, body) pairs, whose bodies are tuples
+                item = stack.pop()
                 if isinstance(item, (ir.X, ir.S)):
                     out.append(item)
                 elif isinstance(item, tuple):
-                    out.extend(i for i in item if isinstance(i, (ir.X, ir.S)))
+                    stack.extend(reversed(item))
     return out
 
 
