@@ -22,6 +22,7 @@ CALLED_BY_NAME = [
     "description",                # a schema key kept on the model for readers of the API
     "*_command",                  # click commands, registered by their decorator
     "AFTER",                      # a member of compiler.model.Timing, reached by iterating the enum
+    "__getattr__", "__dir__",     # a module's lazy names (PEP 562): hexlore/__init__.py, api.py
 ]
 
 
