@@ -247,7 +247,10 @@ def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", s
     or the cluster at ``address``). ``vs`` names a variant: ``.lore`` packs added after the
     scenario's own (typically ``override`` of a unit or card), or another scenario file; the
     same seeds are played on it and the report gains a paired ``comparison``. ``progress`` is
-    called with the number of games finished after each chunk.
+    called with the number of games finished after each chunk. ``timing`` says where the
+    wall-clock time went: ``backend_seconds`` for Ray's own start-up and shutdown (0 locally),
+    ``sweep_seconds`` for the rest (workers starting and compiling once each, the games); it is
+    the one part of the report that differs from run to run.
     """
     from . import sweep_backends as backends
     from .runtime.analysis import sweep as stats
@@ -269,12 +272,13 @@ def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", s
         if not variant.ok:
             return None, variant.diagnostics, {**loaded.sources, **variant.sources}
         jobs.append(backends.make_job(vpath, variant.sources, extra, seed, max_rounds))
+    timing = backends.SweepTiming()
     try:
-        results = backends.run_jobs(jobs, games, workers, backend, address, progress)
+        results = backends.run_jobs(jobs, games, workers, backend, address, progress, timing)
     except backends.SweepSetupError as exc:
         return None, [error("O005", str(exc), "--backend", Span(), "see docs/odds.md, 'Sweeps'")], loaded.sources
     sides = [s.name for s in loaded.scenario.sides]
-    report = {"scenario": path, "seed": seed, "backend": backend, "workers": workers,
+    report = {"scenario": path, "seed": seed, "backend": backend, "workers": workers, "timing": timing.to_json(),
               **stats.summarize(results[0], sides, stats.fielded(loaded.scenario))}
     if variant is not None:
         vsides = [s.name for s in variant.scenario.sides]

@@ -222,6 +222,12 @@ def _print_sweep(report: dict) -> None:
     console = Console(highlight=False)
     console.print(f"[bold]{report['games']} games[/bold] of {escape(report['scenario'])}  [dim](seed {report['seed']}, "
                   f"{report['backend']} backend, {report['workers']} worker(s), digest {report['digest']})[/dim]")
+    timing = report["timing"]
+    played = report["games"] * (2 if "variant" in report else 1)
+    line = f"played in {timing['sweep_seconds']:.1f} s ({played / max(timing['sweep_seconds'], 1e-9):.1f} games/s)"
+    if report["backend"] == "ray":
+        line += f"; Ray's own start-up and shutdown took {timing['backend_seconds']:.1f} s more"
+    console.print(f"[dim]{line}[/dim]")
     _print_summary(console, report)
     if "comparison" in report:
         v = report["variant"]
