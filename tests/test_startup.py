@@ -116,3 +116,10 @@ def test_the_package_front_door_finds_its_names_when_asked():
     import hexlore
     with pytest.raises(AttributeError):
         hexlore.not_a_name  # noqa: B018
+
+
+def test_the_engine_loads_without_jsonschema():
+    """Only the loaders that validate scenario files use jsonschema; a game needs none of it."""
+    probe = "import sys, hexlore.runtime.engine.game; print('jsonschema' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
+    assert done.stdout.strip() == "False", done.stderr
