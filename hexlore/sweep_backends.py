@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import os
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -224,12 +225,10 @@ def run_ray(jobs: list[SweepJob], games: int, workers: int, address: str | None 
     started = False
     begin = time.perf_counter()
     if not ray.is_initialized():
-        options = {"include_dashboard": False, "log_to_driver": False}
         if address:
-            ray.init(address=address, **options)
+            ray.init(address=address, include_dashboard=False, log_to_driver=False)
         else:
-            # records are small: a modest object store starts fast even where /dev/shm is tiny
-            ray.init(num_cpus=max(1, workers), object_store_memory=200 * 1024 * 1024, **options)
+            start_local_ray(ray, workers)
         started = True
     timing.backend = time.perf_counter() - begin
     try:
@@ -244,6 +243,30 @@ def run_ray(jobs: list[SweepJob], games: int, workers: int, address: str | None 
             begin = time.perf_counter()
             ray.shutdown()
             timing.backend += time.perf_counter() - begin
+
+
+def start_local_ray(ray, workers: int) -> None:
+    """Start the local Ray instance a sweep runs on: ``workers`` CPUs, no dashboard, and
+    workers at the normal priority of the local pool's.
+
+    Ray starts its workers at niceness 15 so that its own services never starve; on a
+    machine shared with other work that makes a sweep yield to everything else, and a local
+    sweep on Ray slower than the same sweep on the process pool. The sweep is the job the user
+    is waiting for, and its two services need little CPU: ``RAY_worker_niceness`` (Ray's own
+    setting, read by the processes the instance starts) is 0 unless the user set it.
+    """
+    previous = os.environ.get(NICENESS)
+    os.environ.setdefault(NICENESS, "0")
+    try:
+        # records are small: a modest object store starts fast even where /dev/shm is tiny
+        ray.init(num_cpus=max(1, workers), object_store_memory=200 * 1024 * 1024, include_dashboard=False,
+                 log_to_driver=False)
+    finally:
+        if previous is None:
+            os.environ.pop(NICENESS, None)
+
+
+NICENESS = "RAY_worker_niceness"
 
 
 def _play_on_actors(ray, jobs: list[SweepJob], games: int, actors: int,

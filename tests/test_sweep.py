@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,26 @@ def test_the_ray_backend_gives_the_same_results(one_worker):
     assert report["timing"]["backend_seconds"] > 0  # Ray's own start-up, reported apart from the games
     import ray
     assert not ray.is_initialized()  # the local instance it started is shut down
+
+
+@pytest.mark.slow
+def test_a_local_ray_instance_runs_its_workers_at_normal_priority(monkeypatch):
+    """Ray's default niceness of 15 would make a sweep yield to every other process."""
+    ray = pytest.importorskip("ray", reason="Ray publishes no wheel for this platform (see the test extra's marker)")
+    from hexlore import sweep_backends
+
+    monkeypatch.delenv(sweep_backends.NICENESS, raising=False)
+    sweep_backends.start_local_ray(ray, 1)
+    try:
+        assert sweep_backends.NICENESS not in os.environ  # the caller's environment is left as it was
+        def niceness() -> int:  # nested: Ray ships it by value (workers cannot import the tests)
+            import os
+
+            return os.nice(0)
+
+        assert ray.get(ray.remote(num_cpus=1)(niceness).remote()) == os.nice(0)
+    finally:
+        ray.shutdown()
 
 
 def test_chunks_cover_every_game_once():
