@@ -94,10 +94,13 @@ def main() -> None:
         print("ray: not installed (pip install 'hexlore[ray]')")
     floors = []
     runs: dict[str, list[dict]] = {name: [] for name, _, _ in configurations}
-    for _ in range(args.rounds):
+    for number in range(1, args.rounds + 1):
         floors.append(parallel_floor())
         for name, workers, backend in configurations:
             runs[name].append(sweep(args.games, workers, backend))
+        print(f"round {number}: CPU loop {floors[-1]:.2f}x; " + ", ".join(
+            f"{name} {runs[name][-1]['sweep']:.1f}s (+{runs[name][-1]['ray']:.1f}s Ray)" if backend == "ray" else
+            f"{name} {runs[name][-1]['sweep']:.1f}s" for name, _, backend in configurations), flush=True)
     digests = {r["digest"] for measured in runs.values() for r in measured}
     assert len(digests) == 1, f"the results differ between runs or backends: {digests}"
     floor = statistics.median(floors)
