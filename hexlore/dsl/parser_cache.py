@@ -16,7 +16,7 @@ serves instead. Nothing is ever written beside the installed package: a read-onl
 works the same. ``HEXLORE_NO_CACHE=1`` turns the cache off; ``HEXLORE_CACHE_DIR`` moves it.
 
 Why a user cache rather than the alternatives issue 19 names (measured on the 2-CPU machine
-of the README, CPython 3.11, Lark 1.2):
+of the README, CPython 3.11, Lark 1.3):
 
 - A standalone parser (``python -m lark.tools.standalone``) is a 380 kB module: importing it
   and building its parser takes 35 ms, more than the 15 ms of loading saved tables, and it
