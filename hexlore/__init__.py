@@ -8,13 +8,31 @@ on YAML scenarios. The public API:
 - :func:`check`, :func:`run`, :func:`test` — what the ``hexlore`` command does;
 - :class:`Game` — play a rule set on a scenario with seeded dice and policies;
 - :func:`odds`, :func:`sweep` — exact odds of an action, balance sweeps (``docs/odds.md``).
+
+These names are looked up in :mod:`hexlore.api` on first use (PEP 562): importing any part
+of hexlore imports this package first, and ``hexlore --help`` or a sweep worker must not pay
+for the compiler, the runtime and the schemas just because the package's front door names them.
 """
 
-from .api import Game, check, compile_packs, open_scenario, run, test
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["Game", "check", "compile_packs", "open_scenario", "run", "test", "__version__"]
+__all__ = ["Game", "check", "compile_packs", "open_scenario", "run", "test", "__version__", "odds", "sweep"]
 
-from .api import odds, sweep  # noqa: E402
+if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ below finds them
+    from .api import Game, check, compile_packs, odds, open_scenario, run, sweep, test  # noqa: F401
 
-__all__ += ["odds", "sweep"]
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from . import api
+
+        value = globals()[name] = getattr(api, name)  # later look-ups skip this function
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -2,12 +2,18 @@
 
 The CLI is a thin layer over these functions; CI pipelines and notebooks call them
 directly. Nothing here raises on bad input files: problems come back as diagnostics.
+
+Only the compiler and the loader's light half are imported with this module; the runtime
+(games, scenario files and their schemas, odds, sweeps, campaigns, the renderer) is imported
+by the functions that use it, so that ``hexlore check`` of a pack starts without them
+(issue 19). ``api.Game`` and the other runtime names still work: :func:`__getattr__` finds them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .compiler import compile_packs
 from .dsl.diagnostics import Diagnostic, Source, Span, error
@@ -16,17 +22,32 @@ from .dsl.files import is_dir, is_file
 from .loading import (COMPILE_CACHE, NO_SUCH_FILE, PATH_VARIABLE, CompileCache, Loaded,  # noqa: F401 (public)
                       bundled_scenarios_root, declared_search_paths, open_scenario, open_variant, resolve_scenario,
                       search_paths_for, unique_diagnostics, yaml_kind)
-from .runtime.engine.game import Game, GameResult, RuntimeRuleError
-from .render import board_svg
-from .runtime.engine.policies import Policy
-from .runtime.analysis.scenario_tests import TestOutcome, run_scenario_tests
-from . import campaign as campaigns, sweep_backends as backends
-from .runtime.analysis import odds as engine
-from .runtime.analysis import sweep as stats
+
+if TYPE_CHECKING:
+    from .runtime.engine.game import Game, GameResult
+    from .runtime.engine.policies import Policy
+    from .runtime.analysis.scenario_tests import TestOutcome
 
 __all__ = ["Loaded", "open_scenario", "check", "run", "render", "test", "compile_packs", "bundled_scenarios_root",
            "resolve_scenario", "Game", "CompileCache", "COMPILE_CACHE", "unique_diagnostics", "PATH_VARIABLE",
            "declared_search_paths", "search_paths_for"]
+
+def __getattr__(name: str) -> Any:
+    """The runtime's public names (``api.Game``…), imported on first use."""
+    if name in ("Game", "GameResult", "RuntimeRuleError"):
+        from .runtime.engine import game as module
+    elif name == "Policy":
+        from .runtime.engine import policies as module
+    elif name == "TestOutcome":
+        from .runtime.analysis import scenario_tests as module
+    elif name == "board_svg":
+        from . import render as module
+    else:
+        module = None
+    if module is not None:
+        value = globals()[name] = getattr(module, name)
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 def _walk(folder: Path, pattern: str, refused: list[Diagnostic] | None = None) -> list[str]:
     """Files under ``folder``, leaving out hidden ones (``.github/``, ``.pre-commit-config.yaml``,
@@ -86,6 +107,8 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
             loaded = open_scenario(s)
             found, more = loaded.diagnostics, loaded.sources
         else:  # campaign files and sheets (docs/campaigns.md)
+            from . import campaign as campaigns
+
             found, more = (campaigns.check_campaign if kind == "campaign" else campaigns.check_sheet)(s)
         sources.update(more)
         # a scenario's packs may lie outside the checked paths: keep their findings (deduplicated below)
@@ -100,6 +123,8 @@ def run(name: str, seed: int | None = None, log_file=None, max_rounds: int | Non
 
     ``watch`` is handed the game before it starts (a terminal player's view of the position
     reads its state); it must not change the game."""
+    from .runtime.engine.game import Game, RuntimeRuleError
+
     loaded = open_scenario(name)
     if not loaded.ok:
         return None, loaded.diagnostics, loaded.sources
@@ -116,6 +141,9 @@ def render(name: str, seed: int | None = None, rounds: int = 0,
            policies: dict[str, str | Policy] | None = None) -> tuple[str | None, list[Diagnostic], dict]:
     """The position of a scenario as SVG text (hexlore/render.py): as the scenario sets it out,
     or after ``rounds`` rounds played (the game's setup first) with the seed and policies."""
+    from .render import board_svg
+    from .runtime.engine.game import Game, RuntimeRuleError
+
     loaded = open_scenario(name)
     if not loaded.ok:
         return None, loaded.diagnostics, loaded.sources
@@ -131,6 +159,8 @@ def render(name: str, seed: int | None = None, rounds: int = 0,
 
 def test(paths: list[str]) -> tuple[list[TestOutcome], list[Diagnostic], dict]:
     """Run the ``tests:`` of every scenario under the given paths."""
+    from .runtime.analysis.scenario_tests import run_scenario_tests
+
     files: list[str] = []
     for p in paths:
         path = Path(p)
@@ -172,6 +202,9 @@ def odds(scenario: str, action, outcome: list[str] | str | None = None, policy: 
     the scenario (its dice and scripted decisions, written for one throw, are not used);
     decisions follow ``policy`` unless ``decisions`` scripts them.
     """
+    from .runtime.analysis import odds as engine
+    from .runtime.engine.game import RuntimeRuleError
+
     loaded = open_scenario(scenario)
     if not loaded.ok:
         return None, loaded.diagnostics, loaded.sources
@@ -214,8 +247,14 @@ def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", s
     or the cluster at ``address``). ``vs`` names a variant: ``.lore`` packs added after the
     scenario's own (typically ``override`` of a unit or card), or another scenario file; the
     same seeds are played on it and the report gains a paired ``comparison``. ``progress`` is
-    called with the number of games finished after each chunk.
+    called with the number of games finished after each chunk. ``timing`` says where the
+    wall-clock time went: ``backend_seconds`` for Ray's own start-up and shutdown (0 locally),
+    ``sweep_seconds`` for the rest (workers starting and compiling once each, the games); it is
+    the one part of the report that differs from run to run.
     """
+    from . import sweep_backends as backends
+    from .runtime.analysis import sweep as stats
+
     loaded = open_scenario(scenario)
     if not loaded.ok:
         return None, loaded.diagnostics, loaded.sources
@@ -233,12 +272,13 @@ def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", s
         if not variant.ok:
             return None, variant.diagnostics, {**loaded.sources, **variant.sources}
         jobs.append(backends.make_job(vpath, variant.sources, extra, seed, max_rounds))
+    timing = backends.SweepTiming()
     try:
-        results = backends.run_jobs(jobs, games, workers, backend, address, progress)
+        results = backends.run_jobs(jobs, games, workers, backend, address, progress, timing)
     except backends.SweepSetupError as exc:
         return None, [error("O005", str(exc), "--backend", Span(), "see docs/odds.md, 'Sweeps'")], loaded.sources
     sides = [s.name for s in loaded.scenario.sides]
-    report = {"scenario": path, "seed": seed, "backend": backend, "workers": workers,
+    report = {"scenario": path, "seed": seed, "backend": backend, "workers": workers, "timing": timing.to_json(),
               **stats.summarize(results[0], sides, stats.fielded(loaded.scenario))}
     if variant is not None:
         vsides = [s.name for s in variant.scenario.sides]
@@ -262,4 +302,6 @@ def campaign(path: str, seed: int | None = None, adventure: int | None = None, l
     diagnostic, the adventures before it saved. An adventure number the campaign does not
     have raises :class:`hexlore.campaign.CampaignUsageError`.
     """
+    from . import campaign as campaigns
+
     return campaigns.play_campaign(path, seed=seed, adventure=adventure, log_file=log_file, on_result=on_result)

@@ -2,6 +2,12 @@
 
 Exit codes: 0 clean, 1 findings (errors, failed tests, a rule failing at run time),
 2 usage error (click's own code for bad options and missing files).
+
+Each command imports what it needs when it runs (issue 19): ``hexlore --help`` loads click
+and nothing of the compiler, ``check`` of a pack the compiler but no runtime, schemas or
+rich, ``run`` the runtime but no tables, Ray or matplotlib. The names shown in ``--help``
+(formats, policies) are therefore written here, and tests/test_startup.py checks both the
+imports and that these names match the modules that define them.
 """
 
 from __future__ import annotations
@@ -9,17 +15,25 @@ from __future__ import annotations
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 
-
-from . import api, report
 from .cli_analysis import odds as _odds, sweep as _sweep
-from .cli_output import escape, print_diagnostics
-from .dsl.diagnostics import json_safe, printable
-from .play import Abandoned, GameWatch, HumanPolicy, terminal_reader
-from .runtime.engine.policies import POLICY_NAMES
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+#: ``report.FORMATS`` and ``runtime.engine.policies.POLICY_NAMES``, spelt out so that ``--help``
+#: imports neither (tests/test_startup.py keeps them equal)
+REPORT_FORMATS = ("auto", "text", "json", "github", "sarif")
+POLICY_CHOICES = ("random", "greedy", "first", "scripted", "human")
+
+
+def _console(**options) -> Console:
+    from rich.console import Console
+
+    return Console(highlight=False, **options)
 
 
 
@@ -32,14 +46,16 @@ from .runtime.engine.policies import POLICY_NAMES
 def main(packs_path: tuple[str, ...] = ()) -> None:
     """Compile, check, play and test hex-grid board game rules written in Lore."""
     if packs_path:  # in the environment, so sweep workers and every API call see the same paths
+        from .loading import PATH_VARIABLE
+
         declared = [os.path.abspath(p) for p in packs_path]
-        os.environ[api.PATH_VARIABLE] = os.pathsep.join(
-            declared + [p for p in os.environ.get(api.PATH_VARIABLE, "").split(os.pathsep) if p])
+        os.environ[PATH_VARIABLE] = os.pathsep.join(
+            declared + [p for p in os.environ.get(PATH_VARIABLE, "").split(os.pathsep) if p])
 
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--format", "fmt", type=click.Choice(list(report.FORMATS)), default="auto",
+@click.option("--format", "fmt", type=click.Choice(list(REPORT_FORMATS)), default="auto",
               help="Output format: text (gcc style), json, github (annotations; chosen automatically "
                    "on GitHub Actions) or sarif (2.1.0, for code scanning).")
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit code 1).")
@@ -50,6 +66,9 @@ def check(paths: tuple[str, ...], fmt: str, strict: bool, output) -> None:
 
     Exit code 0: nothing failed; 1: errors (or warnings, with --strict); 2: misuse.
     """
+    from . import api, report
+    from .cli_output import print_diagnostics
+
     diagnostics, sources = api.check(list(paths))
     code = print_diagnostics(diagnostics, sources, fmt, strict, output)
     if report.choose_format(fmt) == "text" and not diagnostics:
@@ -58,7 +77,7 @@ def check(paths: tuple[str, ...], fmt: str, strict: bool, output) -> None:
 
 
 def _parse_policies(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
-    choices = (*POLICY_NAMES, "human")
+    choices = POLICY_CHOICES
     policies: dict[str, str] = {}
     for value in values:
         side, _, name = value.partition("=")
@@ -82,7 +101,11 @@ def _parse_policies(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
 def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int | None,
         policy_options: dict[str, str], fmt: str) -> None:
     """Play SCENARIO (a file or a bundled name) to the end and print a summary."""
-    console = Console(highlight=False)
+    from . import api
+    from .cli_output import escape, print_diagnostics
+    from .play import Abandoned, GameWatch, HumanPolicy, terminal_reader
+
+    console = _console()
     if policy_options:
         loaded = api.open_scenario(scenario)
         if not loaded.ok:
@@ -135,6 +158,9 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
 @click.option("--seed", type=int, default=None, help="Seed for dice and random policies (with --rounds).")
 def render(scenario: str, output, rounds: int, seed: int | None) -> None:
     """Draw SCENARIO's board, terrain and units as SVG (deterministic: same position, same bytes)."""
+    from . import api
+    from .cli_output import print_diagnostics
+
     svg, diagnostics, sources = api.render(scenario, seed=seed, rounds=rounds)
     if svg is None:
         sys.exit(print_diagnostics(diagnostics, sources, "text") or 1)
@@ -146,6 +172,10 @@ def render(scenario: str, output, rounds: int, seed: int | None) -> None:
 @click.option("-v", "--verbose", is_flag=True, help="Print the event log of failing tests.")
 def test_command(paths: tuple[str, ...], verbose: bool) -> None:
     """Run the tests written in scenario files."""
+    from . import api
+    from .cli_output import print_diagnostics
+    from .dsl.diagnostics import printable
+
     outcomes, diagnostics, sources = api.test(list(paths))
     if diagnostics:
         print_diagnostics(diagnostics, sources, "text")
@@ -173,6 +203,9 @@ def test_command(paths: tuple[str, ...], verbose: bool) -> None:
 @click.option("--format", "fmt", type=click.Choice(["json", "dot", "mermaid"]), default="json")
 def graph(packs: tuple[str, ...], fmt: str) -> None:
     """Print the event-trigger graph of PACKS."""
+    from . import api
+    from .cli_output import print_diagnostics
+
     rules = api.compile_packs(list(packs))
     if not rules.ok:
         sys.exit(print_diagnostics(rules.diagnostics, rules.sources, "text"))
@@ -213,10 +246,12 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
     Exit code 0: played (or nothing left to play); 1: problems in the files or a rule failing
     (the adventures before it stay saved); 2: misuse.
     """
-
+    from . import api
     from .campaign import CampaignUsageError
+    from .cli_output import escape, print_diagnostics
+    from .dsl.diagnostics import json_safe
 
-    console = Console(highlight=False, soft_wrap=True)  # one line per unit, however long
+    console = _console(soft_wrap=True)  # one line per unit, however long
 
     def shown(value) -> str:
         return escape("none" if value is None else json_safe(json.dumps(value, ensure_ascii=False)).strip('"')

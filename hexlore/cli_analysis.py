@@ -4,22 +4,26 @@ Both are thin layers over :func:`hexlore.api.odds` and :func:`hexlore.api.sweep`
 table (rich), JSON (``--format json``) and optionally a bar chart (``--plot``, matplotlib from
 the ``plot`` extra). Exit codes as elsewhere: 0 answered, 1 a problem (diagnostics printed),
 2 a usage error (including ``--plot`` without matplotlib).
+
+The ``hexlore`` group lists these commands in its help, so this module is imported by every
+command: the API, rich's tables and progress bars and matplotlib are imported inside the
+functions that use them (issue 19).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
-from . import api
-from .cli_output import escape, print_diagnostics
-from .dsl.diagnostics import json_safe
+from .cli_output import escape
+
+if TYPE_CHECKING:
+    from fractions import Fraction
+
+    from rich.console import Console
 
 
 MAX_TABLE_ROWS = 60
@@ -40,6 +44,8 @@ def _need_matplotlib(plot: str | None):
 
 
 def _fail(diagnostics, sources) -> None:
+    from .cli_output import print_diagnostics
+
     sys.exit(print_diagnostics(diagnostics, sources, "text") or 1)
 
 
@@ -78,6 +84,9 @@ def odds(scenario, action, given, test_name, decisions, outcomes, policy, budget
     plt = _need_matplotlib(plot)
     if action is None and test_name is None:
         raise click.UsageError("say what to do: --action '…' or --test NAME")
+    from . import api
+    from .dsl.diagnostics import json_safe
+
     result, diagnostics, sources = api.odds(scenario, action, list(outcomes), policy, budget, samples, seed,
                                             given, decisions, test_name)
     if result is None:
@@ -93,6 +102,9 @@ def odds(scenario, action, given, test_name, decisions, outcomes, policy, budget
 
 
 def _print_odds(result, action: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
     console = Console(highlight=False)
     how = (f"exact, {result.enumerated} dice outcomes enumerated" if result.exact else
            f"Monte Carlo estimate, {result.enumerated} runs (seed {result.seed}), 95% Wilson intervals")
@@ -161,6 +173,12 @@ def _plot_odds(plt, result, path: str) -> None:
 def sweep(scenario, games, workers, backend, seed, address, variants, max_rounds, fmt, plot):
     """Play GAMES seeded games of SCENARIO and report win rates, game length and losses."""
     plt = _need_matplotlib(plot)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from . import api
+    from .dsl.diagnostics import json_safe
+
     err = Console(stderr=True)
     total = games * (2 if variants else 1)
     progress = None
@@ -198,9 +216,18 @@ def _interval(d: dict, pct: bool = True) -> str:
 
 
 def _print_sweep(report: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
     console = Console(highlight=False)
     console.print(f"[bold]{report['games']} games[/bold] of {escape(report['scenario'])}  [dim](seed {report['seed']}, "
                   f"{report['backend']} backend, {report['workers']} worker(s), digest {report['digest']})[/dim]")
+    timing = report["timing"]
+    played = report["games"] * (2 if "variant" in report else 1)
+    line = f"played in {timing['sweep_seconds']:.1f} s ({played / max(timing['sweep_seconds'], 1e-9):.1f} games/s)"
+    if report["backend"] == "ray":
+        line += f"; Ray's own start-up and shutdown took {timing['backend_seconds']:.1f} s more"
+    console.print(f"[dim]{line}[/dim]")
     _print_summary(console, report)
     if "comparison" in report:
         v = report["variant"]
@@ -222,6 +249,8 @@ def _print_sweep(report: dict) -> None:
 
 
 def _print_summary(console: Console, s: dict) -> None:
+    from rich.table import Table
+
     table = Table(title="results")
     for col in ("result", "games", "rate", "95% interval"):
         table.add_column(col, justify="left" if col == "result" else "right")

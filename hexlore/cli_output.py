@@ -5,23 +5,29 @@ that none of them imports another for it."""
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
-from rich.markup import escape as _markup_escape
 
-from . import report
-from .dsl.diagnostics import Diagnostic, printable
+if TYPE_CHECKING:
+    from .dsl.diagnostics import Diagnostic
 
 
 def escape(text: str) -> str:
     """Text from packs and files, safe to print with rich: markup escaped, and every control
     character a terminal would act on shown as an escape (docs/diagnostics.md, issue 13)."""
+    from rich.markup import escape as _markup_escape  # here: a check that prints no rich text never loads rich
+
+    from .dsl.diagnostics import printable
+
     return _markup_escape(printable(str(text), newlines=True))
 
 
 def print_diagnostics(diagnostics: list[Diagnostic], sources: dict, fmt: str, strict: bool = False,
                       output=None) -> int:
     """Print (or write to ``output``) the report; return the exit code it calls for."""
+    from . import report
+
     fmt = report.choose_format(fmt)
     stream = output or sys.stdout
     text = report.render(diagnostics, sources, fmt, colour=output is None and report.use_colour(stream))

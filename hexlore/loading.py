@@ -2,6 +2,10 @@
 
 What the public API (:mod:`hexlore.api`), campaigns and sweep workers share; kept apart from
 the API so that those modules import it without importing each other.
+
+The runtime (scenario files with their JSON Schemas, games, the checks against the packs) is
+imported by the functions that open scenarios, not with this module: ``hexlore check`` of a
+pack goes through here and needs none of it (issue 19).
 """
 
 from __future__ import annotations
@@ -11,15 +15,15 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .compiler import RuleSet, compile_packs
 from .compiler.packs import PackLoader, bundled_rules_root, inside, resolved
 from .dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
 from .dsl.files import is_dir, is_file, read_source, read_text
-from .runtime.scenarios.campaign_files import file_kind
-from .runtime.engine.game import Game, ScenarioError
-from .runtime.scenarios.loader import NOT_A_SCENARIO, Scenario, load_scenario
-from .runtime.analysis.scenario_checks import check_against_rules
+
+if TYPE_CHECKING:
+    from .runtime.scenarios.loader import Scenario
 
 NO_SUCH_FILE = "S000"
 UNKNOWN_PACK = "S102"
@@ -202,6 +206,9 @@ def open_scenario(name: str) -> Loaded:
     Every problem is reported in one go: the scenario's own, then (when its board and packs
     are usable and the packs compile) those that need the packs, even if the first found some.
     """
+    from .runtime.analysis.scenario_checks import check_against_rules
+    from .runtime.scenarios.loader import NOT_A_SCENARIO, load_scenario
+
     path = resolve_scenario(name)
     if path is None:
         return Loaded(None, None, [error(NO_SUCH_FILE, f"no scenario file '{name}'", name, Span(),
@@ -244,6 +251,8 @@ def open_scenario(name: str) -> Loaded:
 
 def open_variant(name: str, extra_packs: list[str] | tuple[str, ...] = ()) -> Loaded:
     """Load a scenario with more packs after its own (a variant: packs that ``override``)."""
+    from .runtime.engine.game import Game, ScenarioError
+
     loaded = open_scenario(name)
     if not extra_packs or not loaded.ok:
         return loaded
@@ -268,6 +277,8 @@ def open_variant(name: str, extra_packs: list[str] | tuple[str, ...] = ()) -> Lo
 
 def yaml_kind(path: str) -> str:
     """``scenario``, ``campaign`` or ``sheet``: what a YAML file is, from its top-level format key."""
+    from .runtime.scenarios.campaign_files import file_kind
+
     text, _ = read_text(path)
     if text is None:
         return "scenario"  # the scenario loader reports why it cannot be read

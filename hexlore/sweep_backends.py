@@ -1,17 +1,25 @@
 """Sweep backends: the same seeded games on local worker processes or on a Ray cluster.
 
-A sweep is cut into chunks of game indices; each chunk is a task ``(job, indices)`` that any
-worker can run, because a :class:`SweepJob` carries the scenario, the variant packs and the
-text of every non-bundled file they read. A worker loads (and caches) the rules once, plays
-its games and sends back small :class:`~hexlore.runtime.analysis.sweep.GameRecord` values. Seeds come
-from the game index, so the records, and the summary, are the same for any number of workers
-and either backend.
+A sweep is cut into batches (chunks) of game indices. A :class:`SweepJob` carries the scenario,
+the variant packs and the text of every non-bundled file they read, so any worker can play it.
+Workers start warm and stay warm: each compiles the rule set of every job once, when it starts
+(the pool's initializer, the Ray actor's constructor), then receives batches of indices and
+sends back small :class:`~hexlore.runtime.analysis.sweep.GameRecord` values. Seeds come from
+the game index, so the records, and the summary, are the same for any number of workers and
+either backend.
+
+Where the time goes is reported apart from the results (:class:`SweepTiming`): Ray's own
+start-up and shutdown (seconds on a shared 2-CPU machine, whatever the sweep) are not counted
+as the sweep's time.
 """
 
 from __future__ import annotations
 
 import math
+import multiprocessing
+import os
 import tempfile
+import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -54,6 +62,12 @@ def make_job(scenario_path: str, sources: dict, extra_packs: list[str], seed: in
 
 
 _LOADED: dict[SweepJob, tuple] = {}
+_COMPILED = [0]  # rule sets this process compiled for jobs (what warm workers keep at one per job)
+
+
+def compiled_here() -> int:
+    """How many jobs this process compiled (tests check that workers compile once, not per batch)."""
+    return _COMPILED[0]
 
 
 def _localise(job: SweepJob) -> tuple[str, list[str]]:
@@ -82,17 +96,19 @@ def load_job(job: SweepJob):
         if not loaded.ok:
             raise SweepSetupError("; ".join(d.headline() for d in loaded.diagnostics if d.is_error))
         cached = _LOADED[key] = (loaded.rules, loaded.scenario)
+        _COMPILED[0] += 1
     return cached
 
 
 def run_chunk(job: SweepJob, indices: list[int]) -> list[GameRecord]:
-    """One task: play the games with these indices (top-level, so pools and Ray can ship it)."""
+    """Play the games with these indices (compiling the job's rules first if this process has not)."""
     rules, scenario = load_job(job)
     return play_games(rules, scenario, job.seed, indices, job.max_rounds)
 
 
 def chunks(games: int, workers: int) -> list[list[int]]:
-    """Game indices cut into chunks small enough to balance the load and report progress."""
+    """Game indices cut into batches small enough to balance the load and report progress
+    (about eight per worker), and never more than 50 games, so a slow batch holds little back."""
     size = max(1, min(50, math.ceil(games / (max(1, workers) * 8))))
     return [list(range(i, min(games, i + size))) for i in range(0, games, size)]
 
@@ -100,84 +116,205 @@ def chunks(games: int, workers: int) -> list[list[int]]:
 Progress = Callable[[int], None]  # called with the number of games just finished
 
 
-def run_local(jobs: list[SweepJob], games: int, workers: int, progress: Progress | None = None) -> list[list[GameRecord]]:
+@dataclass
+class SweepTiming:
+    """Where a sweep's wall-clock time went, in seconds (not part of its results).
+
+    ``backend`` is Ray's own start-up (a local instance, or joining a cluster) and, when hexlore
+    started it, its shutdown: seconds that do not depend on the sweep; 0 for the local backend.
+    ``sweep`` runs from the first job sent to the last record back: workers starting, each
+    compiling the rules once, and the games.
+    """
+
+    backend: float = 0.0
+    sweep: float = 0.0
+
+    def to_json(self) -> dict:
+        return {"backend_seconds": round(self.backend, 3), "sweep_seconds": round(self.sweep, 3)}
+
+
+# ---------------------------------------------------------------- local process pool
+_POOL_JOBS: list[SweepJob] = []  # in a pool worker: the jobs its initializer compiled
+
+
+def _compile_all(jobs: list[SweepJob]) -> None:
+    """Compile every job now; one that fails is left to the first batch, which raises its
+    diagnostics to the caller (an initializer or constructor that raised would only kill
+    the worker, and the caller would learn that a process died, not why)."""
+    for job in jobs:
+        try:
+            load_job(job)
+        except SweepSetupError:
+            pass
+
+
+def _warm_up(jobs: list[SweepJob]) -> None:
+    """A pool worker's initializer: compile every job once, before the first batch arrives."""
+    _POOL_JOBS[:] = jobs
+    _compile_all(jobs)
+
+
+def _play_batch(j: int, indices: list[int]) -> list[GameRecord]:
+    """A pool task: only the job's number and the indices travel, not the job."""
+    return run_chunk(_POOL_JOBS[j], indices)
+
+
+def run_local(jobs: list[SweepJob], games: int, workers: int, progress: Progress | None = None,
+              timing: SweepTiming | None = None) -> list[list[GameRecord]]:
     """Play every job's games with a process pool (in this process when ``workers`` is 1)."""
     out: list[list[GameRecord]] = [[] for _ in jobs]
     parts = chunks(games, workers)
+    start = time.perf_counter()
     if workers <= 1:
         for j, job in enumerate(jobs):
             for part in parts:
                 out[j].extend(run_chunk(job, part))
                 if progress:
                     progress(len(part))
-        return out
-    # the platform's default start method; where it is spawn, scripts need the usual
-    # ``if __name__ == "__main__":`` guard around the call
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(run_chunk, job, part): (j, len(part)) for j, job in enumerate(jobs) for part in parts}
-        for f in as_completed(futures):
-            j, n = futures[f]
-            try:
-                out[j].extend(f.result())
-            except BrokenProcessPool as exc:
-                raise SweepSetupError(f"a worker process died: {exc}") from None
-            if progress:
-                progress(n)
+    else:
+        # the platform's default start method; where it is spawn, scripts need the usual
+        # ``if __name__ == "__main__":`` guard around the call
+        context = multiprocessing.get_context()
+        if context.get_start_method() == "fork":
+            _compile_all(jobs)  # here, once: every worker the pool forks inherits the rules
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_warm_up,
+                                 initargs=(jobs,)) as pool:
+            futures = {pool.submit(_play_batch, j, part): (j, len(part)) for j in range(len(jobs)) for part in parts}
+            for f in as_completed(futures):
+                j, n = futures[f]
+                try:
+                    out[j].extend(f.result())
+                except BrokenProcessPool as exc:
+                    raise SweepSetupError(f"a worker process died: {exc}") from None
+                if progress:
+                    progress(n)
+    if timing is not None:
+        timing.sweep = time.perf_counter() - start
     return out
 
 
+# ---------------------------------------------------------------- Ray
+class SweepWorker:
+    """A Ray actor: compiles the jobs once when created, then plays the batches it is sent."""
+
+    def __init__(self, jobs: list[SweepJob]):
+        self.jobs = jobs
+        _compile_all(jobs)
+
+    def play(self, j: int, indices: list[int]) -> list[GameRecord]:
+        return run_chunk(self.jobs[j], indices)
+
+
+#: batches each actor holds at once: one playing, one waiting, so it never idles between them
+IN_FLIGHT = 2
+
+
 def run_ray(jobs: list[SweepJob], games: int, workers: int, address: str | None = None,
-            progress: Progress | None = None) -> list[list[GameRecord]]:
-    """Play every job's games as Ray tasks: on the cluster at ``address``, else a local instance.
+            progress: Progress | None = None, timing: SweepTiming | None = None) -> list[list[GameRecord]]:
+    """Play every job's games on Ray actors: on the cluster at ``address``, else a local instance.
 
     A local instance gets ``workers`` CPUs and no dashboard, and is shut down afterwards; a
-    cluster hexlore joined is left running. Workers there need hexlore installed.
+    cluster hexlore joined is left running, and gets one actor per CPU it has (at least
+    ``workers``). Workers there need hexlore installed.
     """
     try:
         import ray
     except ImportError:
         raise SweepSetupError("the Ray backend needs Ray: pip install 'hexlore[ray]'") from None
+    timing = timing if timing is not None else SweepTiming()
     started = False
+    begin = time.perf_counter()
     if not ray.is_initialized():
-        options = {"include_dashboard": False, "log_to_driver": False}
         if address:
-            ray.init(address=address, **options)
+            ray.init(address=address, include_dashboard=False, log_to_driver=False)
         else:
-            # records are small: a modest object store starts fast even where /dev/shm is tiny
-            ray.init(num_cpus=max(1, workers), object_store_memory=200 * 1024 * 1024, **options)
+            start_local_ray(ray, workers)
         started = True
+    timing.backend = time.perf_counter() - begin
     try:
-        task = ray.remote(run_chunk)
-        parts = chunks(games, workers)
-        refs = {}
-        for j, job in enumerate(jobs):
-            job_ref = ray.put(job)
-            for part in parts:
-                refs[task.remote(job_ref, part)] = (j, len(part))
-        out: list[list[GameRecord]] = [[] for _ in jobs]
-        pending = list(refs)
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            for ref in done:
-                j, n = refs[ref]
-                try:
-                    out[j].extend(ray.get(ref))
-                except ray.exceptions.RayError as exc:  # e.g. a cluster whose workers lack hexlore
-                    raise SweepSetupError(f"a Ray task failed: {exc}") from None
-                if progress:
-                    progress(n)
+        begin = time.perf_counter()
+        actors = max(1, workers) if started and not address else \
+            max(workers, int(ray.cluster_resources().get("CPU", workers)))
+        out = _play_on_actors(ray, jobs, games, actors, progress)
+        timing.sweep = time.perf_counter() - begin
         return out
     finally:
         if started:
+            begin = time.perf_counter()
             ray.shutdown()
+            timing.backend += time.perf_counter() - begin
+
+
+def start_local_ray(ray, workers: int) -> None:
+    """Start the local Ray instance a sweep runs on: ``workers`` CPUs, no dashboard, and
+    workers at the normal priority of the local pool's.
+
+    Ray starts its workers at niceness 15 so that its own services never starve; on a
+    machine shared with other work that makes a sweep yield to everything else, and a local
+    sweep on Ray slower than the same sweep on the process pool. The sweep is the job the user
+    is waiting for, and its two services need little CPU: ``RAY_worker_niceness`` (Ray's own
+    setting, read by the processes the instance starts) is 0 unless the user set it.
+    """
+    previous = os.environ.get(NICENESS)
+    os.environ.setdefault(NICENESS, "0")
+    try:
+        # records are small: a modest object store starts fast even where /dev/shm is tiny
+        ray.init(num_cpus=max(1, workers), object_store_memory=200 * 1024 * 1024, include_dashboard=False,
+                 log_to_driver=False)
+    finally:
+        if previous is None:
+            os.environ.pop(NICENESS, None)
+
+
+NICENESS = "RAY_worker_niceness"
+
+
+def _play_on_actors(ray, jobs: list[SweepJob], games: int, actors: int,
+                    progress: Progress | None) -> list[list[GameRecord]]:
+    """Hand batches to the actors as they finish others, ``IN_FLIGHT`` at a time each."""
+    worker_class = ray.remote(num_cpus=1)(SweepWorker)
+    jobs_ref = ray.put(jobs)
+    pool = [worker_class.remote(jobs_ref) for _ in range(actors)]
+    waiting = [(j, part) for j in range(len(jobs)) for part in chunks(games, actors)]
+    waiting.reverse()  # pop() hands them out in order
+    running: dict = {}
+
+    def send(actor) -> None:
+        j, part = waiting.pop()
+        running[actor.play.remote(j, part)] = (actor, j, len(part))
+
+    for _ in range(IN_FLIGHT):
+        for actor in pool:
+            if waiting:
+                send(actor)
+    out: list[list[GameRecord]] = [[] for _ in jobs]
+    try:
+        while running:
+            done, _ = ray.wait(list(running), num_returns=1)
+            for ref in done:
+                actor, j, n = running.pop(ref)
+                try:
+                    out[j].extend(ray.get(ref))
+                except ray.exceptions.RayError as exc:  # e.g. a cluster whose workers lack hexlore
+                    raise SweepSetupError(f"a Ray worker failed: {exc}") from None
+                if waiting:
+                    send(actor)
+                if progress:
+                    progress(n)
+    finally:
+        for actor in pool:  # on a cluster that stays up, the actors must not outlive the sweep
+            ray.kill(actor)
+    return out
 
 
 def run_jobs(jobs: list[SweepJob], games: int, workers: int = 1, backend: str = "local",
-             address: str | None = None, progress: Progress | None = None) -> list[list[GameRecord]]:
+             address: str | None = None, progress: Progress | None = None,
+             timing: SweepTiming | None = None) -> list[list[GameRecord]]:
+    """Every job's records, sorted by game index; ``timing`` (if given) is filled in."""
     if backend == "local":
-        records = run_local(jobs, games, workers, progress)
+        records = run_local(jobs, games, workers, progress, timing)
     elif backend == "ray":
-        records = run_ray(jobs, games, workers, address, progress)
+        records = run_ray(jobs, games, workers, address, progress, timing)
     else:
         raise SweepSetupError(f"no backend named '{backend}' (backends: {', '.join(BACKENDS)})")
     return [sorted(r, key=lambda rec: rec.index) for r in records]

@@ -25,6 +25,7 @@ CALLED_BY_NAME = [
     "end_lineno", "col_offset", "end_col_offset",  # locations of generated ast nodes, read by compile()
     # what compiled rules read of their Context and of an event by name (ast nodes, not text)
     "game_fields", "load_definition", "forget_event", "replaced",
+    "__getattr__", "__dir__",     # a module's lazy names (PEP 562): hexlore/__init__.py, api.py
 ]
 
 

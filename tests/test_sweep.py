@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,7 @@ def sweep(**kw):
 
 def results(report: dict) -> dict:
     """The report without how it was computed."""
-    return {k: v for k, v in report.items() if k not in ("backend", "workers")}
+    return {k: v for k, v in report.items() if k not in ("backend", "workers", "timing")}
 
 
 @pytest.fixture(scope="module")
@@ -60,8 +61,29 @@ def test_the_ray_backend_gives_the_same_results(one_worker):
     report = sweep(workers=2, seed=7, backend="ray")
     assert report["backend"] == "ray"
     assert results(report) == results(one_worker)
+    assert report["timing"]["backend_seconds"] > 0  # Ray's own start-up, reported apart from the games
     import ray
     assert not ray.is_initialized()  # the local instance it started is shut down
+
+
+@pytest.mark.slow
+def test_a_local_ray_instance_runs_its_workers_at_normal_priority(monkeypatch):
+    """Ray's default niceness of 15 would make a sweep yield to every other process."""
+    ray = pytest.importorskip("ray", reason="Ray publishes no wheel for this platform (see the test extra's marker)")
+    from hexlore import sweep_backends
+
+    monkeypatch.delenv(sweep_backends.NICENESS, raising=False)
+    sweep_backends.start_local_ray(ray, 1)
+    try:
+        assert sweep_backends.NICENESS not in os.environ  # the caller's environment is left as it was
+        def niceness() -> int:  # nested: Ray ships it by value (workers cannot import the tests)
+            import os
+
+            return os.nice(0)
+
+        assert ray.get(ray.remote(num_cpus=1)(niceness).remote()) == os.nice(0)
+    finally:
+        ray.shutdown()
 
 
 def test_chunks_cover_every_game_once():
@@ -193,3 +215,59 @@ def test_a_sweep_with_a_broken_scenario_is_a_diagnostic(tmp_path):
                    encoding="utf-8")
     report, diagnostics, _ = api.sweep(str(bad), 2)
     assert report is None and any("no unit type 'nope'" in d.message for d in diagnostics)
+
+
+# ---------------------------------------------------------------- warm workers
+def _batch_then_count(j: int, indices: list[int]) -> tuple[int, int, int]:
+    """A pool task: a batch played as the sweep plays it, then what this worker compiled so far."""
+    import os
+
+    from hexlore import sweep_backends
+
+    return os.getpid(), len(sweep_backends._play_batch(j, indices)), sweep_backends.compiled_here()
+
+
+def test_pool_workers_compile_once_when_they_start_not_per_batch():
+    """Started with spawn, so nothing is inherited: each worker's initializer compiles the
+    two jobs (base and variant), and none of the six batches it may play compiles again."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from hexlore import sweep_backends
+
+    loaded = api.open_scenario(SCENARIO)
+    base = make_job(loaded.scenario.path, loaded.sources, [], 7, 2)
+    variant = make_job(loaded.scenario.path, loaded.sources, [VARIANT], 7, 2)
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=sweep_backends._warm_up, initargs=([base, variant],)) as pool:
+        answers = list(pool.map(_batch_then_count, [0, 1] * 3, [[i] for i in range(6)]))
+    assert [played for _, played, _ in answers] == [1] * 6
+    assert {compiled for _, _, compiled in answers} == {2}  # two jobs, once each, in every worker
+
+
+def test_a_ray_actor_compiles_when_created_and_plays_batches_without_compiling(monkeypatch):
+    from hexlore import sweep_backends
+
+    monkeypatch.setattr(sweep_backends, "_LOADED", {})
+    loaded = api.open_scenario(SCENARIO)
+    job = make_job(loaded.scenario.path, loaded.sources, [], 7, 2)
+    before = sweep_backends.compiled_here()
+    worker = sweep_backends.SweepWorker([job])  # the class Ray runs as an actor, here in-process
+    assert sweep_backends.compiled_here() == before + 1
+    assert worker.play(0, [0, 1]) + worker.play(0, [2]) == run_chunk(job, [0, 1, 2])
+    assert sweep_backends.compiled_here() == before + 1
+
+
+def test_a_job_that_cannot_compile_in_a_worker_is_reported_by_its_first_batch(monkeypatch, tmp_path):
+    from hexlore import sweep_backends
+
+    missing = SweepJob(str(tmp_path / "gone.yaml"))
+    worker = sweep_backends.SweepWorker([missing])  # does not raise: a dead actor would say nothing
+    with pytest.raises(sweep_backends.SweepSetupError, match="gone.yaml"):
+        worker.play(0, [0])
+
+
+def test_the_report_says_where_the_time_went(one_worker):
+    timing = one_worker["timing"]
+    assert set(timing) == {"backend_seconds", "sweep_seconds"}
+    assert timing["backend_seconds"] == 0 and timing["sweep_seconds"] > 0  # no Ray: nothing before the games

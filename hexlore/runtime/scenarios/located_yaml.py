@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
-from jsonschema.exceptions import ValidationError
+
+if TYPE_CHECKING:  # only the loaders that validate import jsonschema: the engine's models do not need it
+    from jsonschema.exceptions import ValidationError
 
 from hexlore.dsl.diagnostics import Diagnostic, Span, did_you_mean, error
 from hexlore.dsl.limits import MAX_INT, MAX_YAML_DEPTH, MAX_YAML_NODES, int_in_bounds
