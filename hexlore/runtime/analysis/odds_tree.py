@@ -297,8 +297,8 @@ class Tree:
         state = frozenset((where, _current(*what)) for where, what in changed.items())
         events = ()
         if self.event_names:
-            events = tuple((e["event"], fingerprint(e["args"])) for e in game.events._entries
-                           if e.get("type") == "event" and e["event"] in self.event_names)
+            events = tuple((e["event"], fingerprint(e["args"])) for e in game.log
+                           if e["type"] == "event" and e["event"] in self.event_names)
         return asked, frames, state, events, game.context.depth
 
 

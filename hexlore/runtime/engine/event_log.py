@@ -45,6 +45,9 @@ def _log_encoder() -> Callable[[dict], str]:
 
 _encode_entry = _log_encoder()
 
+#: what an entry kept as it came (EventLog.defer_labels) is, until the entries are read
+_EVENT, _FIELDS = 0, 1
+
 
 class EventLog:
     """The entries of one game (``entries``) and the file they are written to, if any."""
@@ -68,10 +71,17 @@ class EventLog:
         entries = self._entries
         if self._unlabelled < len(entries):
             shown = self.shown
-            for entry in entries[self._unlabelled:]:
-                if entry.get("raw"):
-                    del entry["raw"]
-                    entry["args"] = {k: shown(v) for k, v in entry["args"].items()}
+            for i in range(self._unlabelled, len(entries)):
+                entry = entries[i]
+                if entry.__class__ is tuple:  # kept as it came (defer_labels): made an entry now
+                    if entry[0] == _EVENT:
+                        _, name, args, seq, rnd, turn = entry
+                        entry = {"seq": seq, "round": rnd, "turn": turn, "type": "event", "event": name,
+                                 "args": {k: shown(v) for k, v in args.items()}}
+                    else:
+                        _, fields, seq, rnd, turn = entry
+                        entry = {"seq": seq, "round": rnd, "turn": turn, **fields}
+                    entries[i] = entry
             self._unlabelled = len(entries)
         return entries
 
@@ -102,6 +112,9 @@ class EventLog:
             return value
         return label(value, self.state.board)
 
+    def __len__(self) -> int:
+        return len(self._entries)
+
     def truncate(self, length: int) -> None:
         """Forget the entries after the first ``length`` (a fork taken back; no file is written)."""
         del self._entries[length:]
@@ -109,8 +122,13 @@ class EventLog:
 
     def record(self, entry: dict) -> None:
         BUDGET.event(None)
-        if self.rolls_only and entry["type"] != "roll" and self.file is None:
-            return
+        if self.file is None:
+            if self.rolls_only and entry["type"] != "roll":
+                return
+            if self.defer_labels:  # made an entry when read (entry holds labels already)
+                game = self.state.game
+                self._entries.append((_FIELDS, entry, len(self._entries) + 1, game["round"], game["turn"]))
+                return
         entry = {"seq": len(self._entries) + 1, "round": self.state.game["round"],
                  "turn": self.state.game["turn"], **entry}
         self._entries.append(entry)
@@ -130,8 +148,7 @@ class EventLog:
         game = self.state.game
         seq, rnd, turn = len(self._entries) + 1, game["round"], game["turn"]
         if settled and self.defer_labels and self.file is None:
-            self._entries.append({"seq": seq, "round": rnd, "turn": turn, "type": "event", "event": name,
-                                  "args": args, "raw": True})
+            self._entries.append((_EVENT, name, args, seq, rnd, turn))
             return
         shown = self.shown
         args = {k: shown(v) for k, v in args.items()}

@@ -104,7 +104,7 @@ def fork(game: "Game", streams: bool = False) -> Fork:
     way plays the same; the exact odds engine answers every chance point itself and needs not.
     """
     context = game.context
-    return Fork(game.state.mark(), [frame[:] for frame in context.stack], len(game.events._entries),
+    return Fork(game.state.mark(), [frame[:] for frame in context.stack], len(game.events),
                 (BUDGET.left, BUDGET.events, BUDGET.log_bytes), context.depth,
                 {k: list(v) for k, v in game.script.answers.items()}, _streams(game) if streams else None)
 
