@@ -56,6 +56,14 @@ def _rank(die: DieSpec) -> dict[FaceSpec, int]:
     return {face: i for i, (face, _) in enumerate(_face_groups(die))}
 
 
+@lru_cache(maxsize=256)
+def _ranked(die: DieSpec) -> tuple[tuple[int, ...], tuple[FaceSpec, ...]]:
+    """Per face of the die (by position), its group's rank; per rank, the group's face: a
+    random roll is sorted as small ints, with no face hashed."""
+    rank = _rank(die)
+    return tuple(rank[f] for f in die.faces), tuple(f for f, _ in _face_groups(die))
+
+
 def canonical(faces: list[FaceSpec], die: DieSpec) -> list[FaceSpec]:
     """The faces sorted in the die's declared face order (stable for equal faces)."""
     rank = _rank(die)
@@ -145,5 +153,7 @@ class Roller:
                     raise ForcedRollError(f"'{label}' is not a face of die '{die.name}' (faces: {names})")
                 faces.append(face)
             return faces, True
-        faces = [die.faces[self.rng.randrange(len(die.faces))] for _ in range(count)]
-        return canonical(faces, die), False
+        groups, representatives = _ranked(die)
+        randrange, n = self.rng.randrange, len(die.faces)
+        ranks = sorted([groups[randrange(n)] for _ in range(count)])  # the same draws, in canonical order
+        return [representatives[r] for r in ranks], False
