@@ -7,6 +7,10 @@ was recorded on the revision before the engine work; ``tests/test_golden_logs.py
 the seeds and compares. To record again (only when a rule changes on purpose)::
 
     python tests/golden_logs.py --record [--workers 2]
+
+or, for a new scenario or one whose rules change on purpose, keeping every other digest::
+
+    python tests/golden_logs.py --record --only scenarios/PACK/NAME.yaml
 """
 
 from __future__ import annotations
@@ -68,21 +72,31 @@ def _one(scenario: str) -> tuple[str, list[str]]:
     return scenario, log_digests(scenario, range(SEEDS))
 
 
-def record(workers: int) -> dict[str, list[str]]:
+def record(workers: int, only: list[str] | None = None) -> dict[str, list[str]]:
+    """The digests of every playable scenario; with ``only``, of those scenarios, the others
+    kept as recorded (a new scenario, or one whose rules changed on purpose)."""
     scenarios = playable_scenarios()
+    if only:
+        unknown = sorted(set(only) - set(scenarios))
+        if unknown:
+            raise SystemExit(f"not playable bundled scenarios: {', '.join(unknown)}")
+        scenarios = list(only)
     with ProcessPoolExecutor(workers) as pool:
-        return dict(pool.map(_one, scenarios))
+        fresh = dict(pool.map(_one, scenarios))
+    return {**recorded(), **fresh} if only else fresh
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--record", action="store_true", help="write tests/fixtures/golden_logs.json")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--only", nargs="+", metavar="SCENARIO",
+                        help="record these scenarios only (paths as in the fixture), keeping the others")
     args = parser.parse_args()
     if not args.record:
         parser.print_help()
         return 2
-    digests = record(args.workers)
+    digests = record(args.workers, args.only)
     FIXTURE.write_text(json.dumps({"seeds": SEEDS, "digits": DIGITS,
                                    "logs": {k: " ".join(v) for k, v in sorted(digests.items())}},
                                   indent=1) + "\n", encoding="utf-8")

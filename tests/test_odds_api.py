@@ -278,3 +278,13 @@ def test_the_readme_westeros_example_runs_as_written():
     assert out.exit_code == 0, out.output
     rows = {r["outcome"]["event:bow_attack_rolled.hits"]: Fraction(r["probability"]) for r in json.loads(out.output)["rows"]}
     assert rows == {0: Fraction(1, 16), 1: Fraction(1, 4), 2: Fraction(3, 8), 3: Fraction(1, 4), 4: Fraction(1, 16)}
+
+
+def test_a_decision_in_a_while_loops_condition_forks_at_each_time_round():
+    """scenarios/language/loops.lore: 'while asked < 10 and ask again(…)', a random side: the
+    loop runs k times with chance 1/2**(k+1), ten times with 1/2**10 (the resumable form keeps
+    the loop's place in its frame and forks there)."""
+    loops = str(Path(__file__).resolve().parent.parent / "scenarios" / "language" / "loops.yaml")
+    r = answer(loops, "ask_until_no(s: north)", ["event:counted.n"], policy="random")
+    expected = {k: Fraction(1, 2 ** (k + 1)) for k in range(10)} | {10: Fraction(1, 2 ** 10)}
+    assert r.marginal("event:counted.n") == expected

@@ -201,7 +201,7 @@ class Bodies:
                         yield from self._expr_sites(cond, conditions, closed, False, visiting)
                     yield from self._walk_block(body, conditions + tuple(_conjuncts(cond)), closed, False, visiting)
                 yield from self._walk_block(st.otherwise, conditions, closed, False, visiting)
-            elif isinstance(st, ir.ForEach):
+            elif isinstance(st, (ir.ForEach, ir.While)):
                 yield from self._walk_block(st.body, conditions, closed, False, visiting)
             elif isinstance(st, ir.Repeat):
                 sure = isinstance(st.times, ir.Const) and isinstance(st.times.value, int) and st.times.value >= 1
@@ -225,6 +225,8 @@ def _own_exprs(st: ir.S) -> list[ir.X]:
         return [st.source]
     if isinstance(st, ir.Repeat):
         return [st.times]
+    if isinstance(st, ir.While):
+        return [st.cond]
     if isinstance(st, ir.SetField):
         return [st.obj, st.value]
     return [c for c in _children(st) if isinstance(c, ir.X)]

@@ -209,6 +209,15 @@ class Repeat(S):
 
 
 @dataclass(frozen=True, slots=True)
+class While(S):
+    """Loop while ``cond`` holds; each time round spends a step of the game's budget, which
+    bounds the loop like every other."""
+
+    cond: X
+    body: tuple[S, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Break(S):
     pass
 

@@ -668,6 +668,13 @@ class Lowerer:
             body = self.block(ctx, scope, node.body)
             ctx.in_loop -= 1
             return ir.Repeat(times, body, origin=o)
+        if isinstance(node, ast.While):
+            cond, ct = self.expr(ctx, scope, node.cond)
+            self.expect(ctx, BOOL, ct, node.cond.span, "a 'while' condition")
+            ctx.in_loop += 1
+            body = self.block(ctx, scope, node.body)
+            ctx.in_loop -= 1
+            return ir.While(cond, body, origin=o)
         if isinstance(node, ast.Break):
             if not ctx.in_loop:
                 self.err(ctx, BAD_ASSIGN, "'break' outside a loop", node.span,

@@ -177,6 +177,12 @@ class Repeat(Stmt):
 
 
 @dataclass(frozen=True, slots=True)
+class While(Stmt):
+    cond: Expr
+    body: Block
+
+
+@dataclass(frozen=True, slots=True)
 class Break(Stmt):
     pass
 

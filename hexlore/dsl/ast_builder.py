@@ -304,6 +304,9 @@ class AstBuilder:
     def repeat_stmt(self, at, times, body):
         return ast.Repeat(times, body, span=_span(at))
 
+    def while_stmt(self, at, cond, body):
+        return ast.While(cond, body, span=_span(at))
+
     def break_stmt(self, at):
         return ast.Break(span=_span(at))
 

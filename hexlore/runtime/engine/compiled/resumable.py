@@ -387,6 +387,20 @@ class Machine:
         self.goto(head)
         self.start(after)
 
+    def s_While(self, node: ir.While):
+        head, body, after = self.new_block(), self.new_block(), self.new_block()
+        self.goto(head)
+        self.start(head)
+        cond = self.exprs.x(self.flatten(node.cond))
+        self.branch(self.module.at(cond, node.cond), body, after)
+        self.start(body)
+        self.emit(*spending(ast.Constant(1), self.module.origin(node)))
+        self.loops.append(after)
+        self.block(node.body)
+        self.loops.pop()
+        self.goto(head)
+        self.start(after)
+
     def s_Break(self, node: ir.Break):
         self.goto(self.loops[-1])
 

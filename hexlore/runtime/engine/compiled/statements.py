@@ -118,6 +118,11 @@ class Statements:
         times = call("h_repeat", self.exprs.x(node.times), self.module.origin(node))
         return [ast.For(store(self.scope.temp()), call("h_range", times), self.block(node.body) or [ast.Pass()], [])]
 
+    def s_While(self, node: ir.While):
+        # each time round spends a step (before the body), as a repeat's steps are spent
+        body = spending(ast.Constant(1), self.module.origin(node)) + self.block(node.body)
+        return [ast.While(self.exprs.x(node.cond), body, [])]
+
     def s_Break(self, node: ir.Break):
         return [ast.Break()]
 
