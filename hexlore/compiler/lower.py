@@ -152,6 +152,8 @@ class Lowerer:
         return ir.Const(v, origin=self.origin(ctx, node)), t
 
     def x_ListExpr(self, ctx, scope, node: ast.ListExpr):
+        if node.item_type is not None:  # [] of T
+            return ir.MakeList((), origin=self.origin(ctx, node)), list_of(self.resolve_type(ctx, node.item_type))
         items, types = [], []
         for item in node.items:
             x, t = self.expr(ctx, scope, item)

@@ -49,6 +49,8 @@ class Name(Expr):
 @dataclass(frozen=True, slots=True)
 class ListExpr(Expr):
     items: tuple[Expr, ...]
+    #: ``[] of T``: an empty list of a stated item type
+    item_type: TypeRef | None = None
 
 
 @dataclass(frozen=True, slots=True)

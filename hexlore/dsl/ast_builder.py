@@ -341,6 +341,9 @@ class AstBuilder:
     def list_lit(self, at, *items):
         return ast.ListExpr(tuple(i for i in items if i is not None), span=_span(at))
 
+    def typed_list_lit(self, at, item_type):
+        return ast.ListExpr((), item_type, span=_span(at))
+
     def field_op(self, at, obj, name):
         return ast.Field(obj, str(name), span=_span(at))
 
