@@ -53,11 +53,27 @@ class CompiledRules:
     forget_tokens: tuple = ()
     memoised: tuple[str, ...] = ()  # the functions with a memo, in the order of Context.plans
     nodes: list = field(default_factory=list)  # line - 1 -> IR node
-    #: the resumable form (compiled/resumable.py): ("procedure" | "trigger" | "event" | "block",
-    #: name) -> its frame function, for the callables that can stop at a roll or a decision
-    resumable: dict[tuple[str, str], object] = field(default_factory=dict)
-    #: why the rules have no resumable form (None: they have one)
-    not_resumable: str | None = None
+    #: makes the resumable form on first use (most processes only play: it is a third of the
+    #: generated code), then None
+    _make_resumable: object = field(default=None, repr=False)
+    _resumable: dict = field(default_factory=dict, repr=False)
+    _not_resumable: str | None = None
+
+    @property
+    def resumable(self) -> dict[tuple[str, str], object]:
+        """The resumable form (compiled/resumable.py): ("procedure" | "trigger" | "event" |
+        "block", name) -> its frame function, for the callables that can stop at a roll or a
+        decision."""
+        if self._make_resumable is not None:
+            self._make_resumable()
+        return self._resumable
+
+    @property
+    def not_resumable(self) -> str | None:
+        """Why the rules have no resumable form (None: they have one)."""
+        if self._make_resumable is not None:
+            self._make_resumable()
+        return self._not_resumable
 
 
 class Program:
@@ -158,11 +174,17 @@ class Program:
             for block, body in rules.game.blocks.items():
                 self._blocks[block] = self.module.callable_name("bk_")
                 self.add(gen.block_def(self, self._blocks[block], body))
-        self._generate_resumable()
         for node in _constant_expressions(rules):
             if id(node) not in self._constants:
                 self._constants[id(node)] = (node, self.module.callable_name("cx_"))
                 self.add(gen.constant_def(self, self._constants[id(node)][1], node))
+        return fill_locations(ast.Module(self.module.body, []))
+
+    def generate_resumable(self) -> ast.Module:
+        """The frame machines of the callables that can stop, as a second module (after
+        :meth:`generate`: they call its functions; none when ``not_resumable``)."""
+        self.module.body = []
+        self._generate_resumable()
         return fill_locations(ast.Module(self.module.body, []))
 
     def _generate_resumable(self) -> None:
@@ -194,15 +216,11 @@ class Program:
         """Generate, compile, and make the functions (no ``exec``: each function is made from
         its code object over the module's namespace)."""
         rules, out = self.rules, CompiledRules(f"<hexlore rules {next(_serial)}>")
-        code = compile(self.generate(), out.filename, "exec")
         namespace: dict = {"__builtins__": {}}
         namespace.update(HELPERS)
         namespace.update({"h_miss": MISS, "h_numbers": NUMBERS, "h_type_error": TypeError, "h_bool": bool,
                           "h_getattr": getattr})
-        namespace.update(self.module.constant_names())
-        for const in code.co_consts:
-            if isinstance(const, types.CodeType):
-                namespace[const.co_name] = types.FunctionType(const, namespace, const.co_name)
+        self._compile_into(self.generate(), out.filename, namespace)
         out.functions = {name: (namespace[self._functions[name]], namespace[self.function_entry(name)],
                                 tuple(p.name for p in spec.params)) for name, spec in rules.functions.items()}
         out.procedures = {name: (namespace[self._procedures[name]], tuple(p.name for p in spec.params))
@@ -215,16 +233,44 @@ class Program:
         out.forget_tokens = tuple(self._tokens)
         out.memoised = self.memoised
         out.nodes = self.module.nodes
-        out.not_resumable = self.not_resumable
-        if self.not_resumable is None:
-            out.resumable = {key: namespace[f] for key, f in self._resumable.items()}
+        self.module.body = []  # the syntax trees are not needed any more
+
+        def make_resumable() -> None:
+            out._make_resumable = None
+            collecting = gc.isenabled()
+            gc.disable()
+            try:
+                filename = out.filename[:-1] + ", resumable>"
+                builtins, tokens = len(self._builtins), len(self._tokens)
+                self._compile_into(self.generate_resumable(), filename, namespace)
+                # the direct module called every built-in and forgot every token these use
+                assert (len(self._builtins), len(self._tokens)) == (builtins, tokens)
+                LINE_TABLES[filename] = out
+                out._not_resumable = self.not_resumable
+                if self.not_resumable is None:
+                    out._resumable = {key: namespace[f] for key, f in self._resumable.items()}
+            finally:
+                if collecting:
+                    gc.enable()
+        out._make_resumable = make_resumable
         LINE_TABLES[out.filename] = out
         return out
 
+    def _compile_into(self, tree: ast.Module, filename: str, namespace: dict) -> None:
+        """Compile ``tree`` and make its functions in ``namespace`` (with the constants so far)."""
+        code = compile(tree, filename, "exec")
+        namespace.update(self.module.constant_names())
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                namespace[const.co_name] = types.FunctionType(const, namespace, const.co_name)
+
 
 def generate_module(rules: RuleSet) -> ast.Module:
-    """The generated module of ``rules`` (for tests and for reading what the compiler makes)."""
-    return Program(rules).generate()
+    """The generated code of ``rules``, direct and resumable, as one module (for tests and for
+    reading what the compiler makes)."""
+    program = Program(rules)
+    direct = program.generate().body
+    return ast.Module(direct + program.generate_resumable().body, [])
 
 
 def _constant_expressions(rules: RuleSet) -> list[ir.X]:
