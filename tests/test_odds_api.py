@@ -51,7 +51,7 @@ def test_a_replayed_game_logs_exactly_what_a_fresh_game_logs(seed):
 
 def test_a_replayed_action_with_given_matches_a_fresh_one():
     loaded = api.open_scenario(SPIDER)
-    given = {"attacker": {"melee_dice": 6, "counts_bonus_strike": True}, "spider": {"hex": "F4"}}
+    given = {"attacker": {"melee_dice": 6, "counts_bonus_strike": True, "hex": "F5"}, "spider": {"hex": "F4"}}
 
     def setup(seed):
         game = Game(loaded.rules, loaded.scenario, seed=seed)
@@ -288,3 +288,31 @@ def test_a_decision_in_a_while_loops_condition_forks_at_each_time_round():
     r = answer(loops, "ask_until_no(s: north)", ["event:counted.n"], policy="random")
     expected = {k: Fraction(1, 2 ** (k + 1)) for k in range(10)} | {10: Fraction(1, 2 ** 10)}
     assert r.marginal("event:counted.n") == expected
+
+
+def test_an_action_that_breaks_a_rules_precondition_is_reported_not_played():
+    """battlelore.core's melee_attack requires an adjacent living enemy (issue 15): the odds of
+    an attack from afar, or on a unit already eliminated, are R003, not a distribution."""
+    far = problem(SPIDER, "melee_attack(attacker: attacker, target: spider)", ["spider.alive"],
+                  given={"attacker": {"hex": "F5"}})
+    assert far.code == "R003" and "adjacent" in far.message and far.file.endswith("core.lore")
+    gone = problem(SPIDER, "melee_attack(attacker: attacker, target: spider)", ["spider.alive"],
+                   given={"spider": {"hex": None}})
+    assert gone.code == "R003" and "on the board" in gone.message
+    near = answer(SPIDER, "melee_attack(attacker: attacker, target: spider)", ["spider.alive"])
+    assert sum(near.marginal("spider.alive").values()) == 1
+
+
+def test_a_unit_is_eliminated_once(tmp_path):
+    """remove_unit on a unit already eliminated is R003: a pack that eliminates twice (a hit
+    on a unit already gone) learns it at once instead of counting the elimination twice."""
+    (tmp_path / "twice.lore").write_text(
+        "pack twice\nunit pawn \"Pawn\" { }\n"
+        "procedure eliminate_twice(u: unit) \"entry\" {\n  remove_unit(u)\n  remove_unit(u)\n}\n",
+        encoding="utf-8")
+    (tmp_path / "twice.yaml").write_text(
+        "hexlore: 1\nname: twice\npacks: [twice.lore]\nboard: {shape: rectangle, width: 3, height: 3}\n"
+        "sides: [{name: a, edge: top}, {name: b, edge: bottom}]\nunits: [{id: p, type: pawn, side: a, hex: B2}]\n",
+        encoding="utf-8")
+    d = problem(str(tmp_path / "twice.yaml"), "eliminate_twice(u: p)", ["p.alive"])
+    assert d.code == "R003" and "already eliminated" in d.message and d.span.line == 5

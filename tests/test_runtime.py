@@ -73,8 +73,8 @@ def test_forced_roll_of_the_wrong_size_is_a_located_rule_error(battlelore, ford)
 def test_scripted_answer_must_be_an_option(battlelore, ford):
     game = Game(battlelore, ford, decisions={"flags_to_ignore": [7]}, forced_dice=[["flag", "lore"]])
     units = game.state.units
-    game.state.place(units["n_centre"], game.state.board.parse_label("F6"))
-    game.state.place(units["n_left"], game.state.board.parse_label("G6"))
+    game.state.place(units["n_centre"], game.state.board.parse_label("H6"))  # in the archers' range and sight
+    game.state.place(units["n_left"], game.state.board.parse_label("H5"))  # beside the target
     target = units["n_centre"]
     target.f["bold"] = 1
     with pytest.raises(RuntimeRuleError) as info:

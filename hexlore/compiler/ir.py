@@ -218,6 +218,15 @@ class While(S):
 
 
 @dataclass(frozen=True, slots=True)
+class Require(S):
+    """A rule's precondition: when ``cond`` does not hold, the action stops with R003 and
+    ``message`` (a test or an odds question then reports it rather than playing on)."""
+
+    cond: X
+    message: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Break(S):
     pass
 

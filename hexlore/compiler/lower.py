@@ -677,6 +677,10 @@ class Lowerer:
             body = self.block(ctx, scope, node.body)
             ctx.in_loop -= 1
             return ir.While(cond, body, origin=o)
+        if isinstance(node, ast.Require):
+            cond, ct = self.expr(ctx, scope, node.cond)
+            self.expect(ctx, BOOL, ct, node.cond.span, "a 'require' condition")
+            return ir.Require(cond, node.message, origin=o)
         if isinstance(node, ast.Break):
             if not ctx.in_loop:
                 self.err(ctx, BAD_ASSIGN, "'break' outside a loop", node.span,

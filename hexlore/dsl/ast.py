@@ -185,6 +185,12 @@ class While(Stmt):
 
 
 @dataclass(frozen=True, slots=True)
+class Require(Stmt):
+    cond: Expr
+    message: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Break(Stmt):
     pass
 

@@ -307,6 +307,9 @@ class AstBuilder:
     def while_stmt(self, at, cond, body):
         return ast.While(cond, body, span=_span(at))
 
+    def require_stmt(self, at, cond, message):
+        return ast.Require(cond, _unquote(message) if message else None, span=_span(at))
+
     def break_stmt(self, at):
         return ast.Break(span=_span(at))
 

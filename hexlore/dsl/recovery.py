@@ -53,10 +53,10 @@ RECOVERY_STOPPED = "P013"
 DECLARATION_KEYWORDS = ("pack", "use", "override", "enum", "tag", "die", "kind", "fields",
                         "trait", "option", "table", "function", "procedure", "event",
                         "trigger", "game")
-STATEMENT_KEYWORDS = ("let", "if", "else", "for", "each", "repeat", "while", "break", "stop",
+STATEMENT_KEYWORDS = ("let", "if", "else", "for", "each", "repeat", "while", "require", "break", "stop",
                       "return", "emit", "choose", "ask")
 #: words that may start a line after which parsing can resume
-_SYNC_KEYWORDS = frozenset(DECLARATION_KEYWORDS + ("let", "if", "else", "for", "repeat", "while", "break",
+_SYNC_KEYWORDS = frozenset(DECLARATION_KEYWORDS + ("let", "if", "else", "for", "repeat", "while", "require", "break",
                                                    "stop", "return", "emit", "face", "faces",
                                                    "campaign"))
 #: sync words that are also ordinary names where the grammar does not expect them

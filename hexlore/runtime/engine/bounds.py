@@ -39,6 +39,19 @@ def out_of_range(value: int, op: str, origin: ir.Origin | None) -> NumberOutOfRa
                             "a value multiplied in a loop? game values are small: bound the loop or the value")
 
 
+class PreconditionFailed(RuleError):
+    """A ``require`` of the rules does not hold (R003): the action asked for is not one the
+    rules allow here (a target out of reach, a unit already eliminated)."""
+
+    code = "R003"
+
+
+def precondition_failed(message: str | None, origin: ir.Origin | None):
+    raise PreconditionFailed(message or "a precondition of the rules does not hold", origin,
+                             "the action breaks a rule's precondition: check its arguments (a scenario "
+                             "test's do:, an odds question's --action) or the position it is played in")
+
+
 class GameOver(Exception):
     """The rules ended the game (``win``, ``draw_game``): raised through every rule running,
     so that nothing after the end runs, and caught where the game runs rules."""

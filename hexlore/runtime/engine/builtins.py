@@ -16,7 +16,7 @@ from hexlore.compiler.usage import SHARING_RULE
 from hexlore.runtime.geometry import grid
 from hexlore.runtime.geometry import movement
 from hexlore.runtime.geometry import sight
-from hexlore.runtime.engine.bounds import MAX_LIST_ITEMS, GameOver, RuleError, bounded_list
+from hexlore.runtime.engine.bounds import MAX_LIST_ITEMS, GameOver, PreconditionFailed, RuleError, bounded_list
 from hexlore.runtime.engine.state import Side, Unit
 
 if TYPE_CHECKING:
@@ -371,6 +371,9 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
     def remove_unit(unit):
         u = need_unit(unit)
+        if not u.alive:  # a unit is eliminated once: a second elimination is a pack's mistake
+            raise PreconditionFailed(f"unit '{u.id}' was already eliminated: it cannot be removed again", None,
+                                     "test 'u.alive' before eliminating (a hit on a unit already gone)")
         state.place(u, None)
         state.set(u, "alive", False)
 

@@ -401,6 +401,9 @@ class Machine:
         self.goto(head)
         self.start(after)
 
+    def s_Require(self, node: ir.Require):
+        self._direct(dataclasses.replace(node, cond=self.flatten(node.cond)))
+
     def s_Break(self, node: ir.Break):
         self.goto(self.loops[-1])
 

@@ -123,6 +123,10 @@ class Statements:
         body = spending(ast.Constant(1), self.module.origin(node)) + self.block(node.body)
         return [ast.While(self.exprs.x(node.cond), body, [])]
 
+    def s_Require(self, node: ir.Require):
+        failed = call("h_precondition", ast.Constant(node.message), self.module.origin(node))
+        return [ast.If(ast.UnaryOp(ast.Not(), self.exprs.x(node.cond)), [ast.Expr(failed)], [])]
+
     def s_Break(self, node: ir.Break):
         return [ast.Break()]
 

@@ -16,7 +16,7 @@ from hexlore.compiler import ir
 from hexlore.compiler.model import DefinitionSpec, FaceSpec, Symbol
 from hexlore.dsl.limits import MAX_INT
 from hexlore.runtime.engine.bounds import (BUDGET, MAX_LIST_ITEMS, RuleError, as_number, bounded_list,
-                                           out_of_range)
+                                           out_of_range, precondition_failed)
 from hexlore.runtime.engine.face_classes import Observed, aggregate
 from hexlore.runtime.engine.requests import CALL, RETURN, Choice, Roll
 from hexlore.runtime.engine.state import MISSING, EventRecord, Side, Unit
@@ -161,5 +161,5 @@ HELPERS = {
     "h_budget": BUDGET, "h_event": EventRecord, "h_unit": Unit, "h_int": int, "h_list": list, "h_len": len,
     "h_range": range, "h_partial": partial, "h_missing": MISSING, "h_face": FaceSpec,
     "h_call": CALL, "h_return": RETURN, "h_roll": Roll, "h_choice": Choice,
-    "h_observed": Observed, "h_aggregate": aggregate,
+    "h_observed": Observed, "h_aggregate": aggregate, "h_precondition": precondition_failed,
 }
