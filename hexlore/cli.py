@@ -1,7 +1,8 @@
 """The ``hexlore`` command: check, run, render, test, graph and campaign.
 
 Exit codes: 0 clean, 1 findings (errors, failed tests, a rule failing at run time),
-2 usage error (click's own code for bad options and missing files).
+2 usage error (click's own code for bad options), the same for every command when a file,
+scenario or pack named on the command line does not exist (``cli_output.USAGE``).
 
 Each command imports what it needs when it runs (issue 19): ``hexlore --help`` loads click
 and nothing of the compiler, ``check`` of a pack the compiler but no runtime, schemas or
@@ -102,9 +103,10 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
         policy_options: dict[str, str], fmt: str) -> None:
     """Play SCENARIO (a file or a bundled name) to the end and print a summary."""
     from . import api
-    from .cli_output import escape, print_diagnostics
+    from .cli_output import escape, exit_if_no_scenario, print_diagnostics
     from .play import Abandoned, GameWatch, HumanPolicy, terminal_reader
 
+    exit_if_no_scenario(scenario)
     console = _console()
     if policy_options:
         loaded = api.open_scenario(scenario)
@@ -159,8 +161,9 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
 def render(scenario: str, output, rounds: int, seed: int | None) -> None:
     """Draw SCENARIO's board, terrain and units as SVG (deterministic: same position, same bytes)."""
     from . import api
-    from .cli_output import print_diagnostics
+    from .cli_output import exit_if_no_scenario, print_diagnostics
 
+    exit_if_no_scenario(scenario)
     svg, diagnostics, sources = api.render(scenario, seed=seed, rounds=rounds)
     if svg is None:
         sys.exit(print_diagnostics(diagnostics, sources, "text") or 1)
@@ -204,11 +207,15 @@ def test_command(paths: tuple[str, ...], verbose: bool) -> None:
 def graph(packs: tuple[str, ...], fmt: str) -> None:
     """Print the event-trigger graph of PACKS."""
     from . import api
-    from .cli_output import print_diagnostics
+    from .cli_output import USAGE, print_diagnostics
+    from .compiler.packs import PACK_NOT_FOUND
 
     rules = api.compile_packs(list(packs))
     if not rules.ok:
-        sys.exit(print_diagnostics(rules.diagnostics, rules.sources, "text"))
+        code = print_diagnostics(rules.diagnostics, rules.sources, "text")
+        # a pack named on the command line that does not exist is misuse, as a missing file is for check
+        sys.exit(USAGE if any(d.code == PACK_NOT_FOUND and d.file == "<command line>" for d in rules.diagnostics)
+                 else code)
     g = rules.graph
     if fmt == "json":
         click.echo(g.dumps())

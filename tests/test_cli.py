@@ -192,3 +192,19 @@ def test_readme_heroes_commands_work_as_written(tmp_path, monkeypatch):
     assert played.output.count("adventure ") >= 2  # both adventures played, each reported
     again = invoke(*commands[2].split()[1:])  # nothing left to play: the sheet's history says so
     assert again.exit_code == 0 and "adventure 1" not in again.output
+
+
+@pytest.mark.parametrize("args", [
+    ["check", "nothere.yaml"], ["run", "nothere.yaml"], ["render", "nothere.yaml"], ["test", "nothere.yaml"],
+    ["graph", "nothere.lore"], ["graph", "battlelore", "nothere"], ["campaign", "nothere.yaml"],
+    ["odds", "nothere.yaml", "--action", "melee_attack(attacker: a, target: b)"],
+    ["sweep", "nothere.yaml", "--games", "2"], ["sweep", "battlelore/spider_ford", "--games", "2", "--vs", "nothere.lore"],
+    ["sweep", "battlelore/spider_ford", "--games", "2", "--vs", "nothere.yaml"],
+], ids=lambda a: " ".join(a))
+def test_a_missing_file_exits_2_for_every_command(args, tmp_path, monkeypatch):
+    """Issue 15: 'run nothere.yaml' exited 1 where 'check nothere.yaml' exits 2."""
+    monkeypatch.chdir(tmp_path)
+    result = invoke(*args)
+    assert result.exit_code == 2, result.output
+    assert "nothere" in result.output
+    assert not list(tmp_path.iterdir())  # nothing written
