@@ -108,15 +108,18 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
 
     exit_if_no_scenario(scenario)
     console = _console()
-    if policy_options:
-        loaded = api.open_scenario(scenario)
-        if not loaded.ok:
-            sys.exit(print_diagnostics(loaded.diagnostics, loaded.sources, "text") or 1)
-        sides = [s.name for s in loaded.scenario.sides]
-        for side in policy_options:
-            if side not in sides:
-                raise click.BadParameter(f"'{side}' is not a side of this scenario (its sides: "
-                                         f"{', '.join(sides)})", param_hint="'--policy'")
+    loaded = api.open_scenario(scenario)
+    if not loaded.playable:  # refused before the log is opened: no empty log is left behind
+        sys.exit(print_diagnostics(loaded.diagnostics, loaded.sources, "text") or 1)
+    warnings = loaded.play_warnings()
+    if warnings:  # problems inside the tests: said, and the game is played without them
+        print_diagnostics(warnings, loaded.sources, "text", output=sys.stderr)
+    sides = [s.name for s in loaded.scenario.sides]
+    for side in policy_options:
+        if side not in sides:
+            raise click.BadParameter(f"'{side}' is not a side of this scenario (its sides: "
+                                     f"{', '.join(sides)})", param_hint="'--policy'")
+    existed = bool(log_path) and os.path.exists(log_path)
     log_file = open(log_path, "w", encoding="utf-8", newline="\n") if log_path else None
     policies: dict = dict(policy_options)
     watch = None
@@ -127,7 +130,7 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
             if name == "human":
                 policies[side] = HumanPolicy(side, console, ask, watch)
     try:
-        result, diagnostics, sources = api.run(scenario, seed=seed, log_file=log_file,
+        result, diagnostics, sources = api.run(loaded, seed=seed, log_file=log_file,
                                                max_rounds=max_rounds, policies=policies, watch=watch)
     except Abandoned as stopped:
         console.print(f"game abandoned: {escape(str(stopped))}" + (f"; the log so far is in {log_path}"
@@ -139,7 +142,10 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
     if watch is not None:
         watch.flush()
     if result is None:
-        sys.exit(print_diagnostics(diagnostics, sources, "text") or 1)
+        if log_path and not existed and os.path.getsize(log_path) == 0:
+            os.remove(log_path)  # the game stopped before its first entry: no empty log
+        failures = [d for d in diagnostics if d not in warnings]
+        sys.exit(print_diagnostics(failures, sources, "text") or 1)
     if fmt == "json":
         click.echo(json.dumps(result.summary(), indent=2, sort_keys=True))
         return
@@ -167,19 +173,29 @@ def render(scenario: str, output, rounds: int, seed: int | None) -> None:
     svg, diagnostics, sources = api.render(scenario, seed=seed, rounds=rounds)
     if svg is None:
         sys.exit(print_diagnostics(diagnostics, sources, "text") or 1)
+    if diagnostics:  # problems inside the scenario's tests, which do not change the position
+        print_diagnostics(diagnostics, sources, "text", output=sys.stderr)
     output.write(svg)
 
 
 @main.command(name="test")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("-k", "name", default=None, metavar="NAME",
+              help="Run only the tests whose name contains NAME (in any case).")
 @click.option("-v", "--verbose", is_flag=True, help="Print the event log of failing tests.")
-def test_command(paths: tuple[str, ...], verbose: bool) -> None:
-    """Run the tests written in scenario files."""
+def test_command(paths: tuple[str, ...], name: str | None, verbose: bool) -> None:
+    """Run the tests written in scenario files.
+
+    A test with a problem of its own fails with it, and the others run; a scenario with errors
+    elsewhere runs none of its tests (each fails as not run) and its errors are printed.
+    Exit code 0: every test passed; 1: a test failed, an error was found, or no test was run;
+    2: misuse.
+    """
     from . import api
     from .cli_output import print_diagnostics
     from .dsl.diagnostics import printable
 
-    outcomes, diagnostics, sources = api.test(list(paths))
+    outcomes, diagnostics, sources = api.test(list(paths), name)
     if diagnostics:
         print_diagnostics(diagnostics, sources, "text")
     passed = failed = 0
@@ -195,10 +211,16 @@ def test_command(paths: tuple[str, ...], verbose: bool) -> None:
             if verbose:
                 for entry in o.log:
                     click.echo("     | " + json.dumps(entry, sort_keys=True))
+    errors = any(d.is_error for d in diagnostics)
     if not outcomes:
-        click.echo("no scenario tests found (scenarios list them under 'tests:')", err=True)
+        if errors:
+            click.echo("no test was run: fix the errors above first", err=True)
+        elif name is not None:
+            click.echo(printable(f"no test's name contains '{name}'"), err=True)
+        else:
+            click.echo("no scenario tests found (scenarios list them under 'tests:')", err=True)
     click.echo(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed or any(d.is_error for d in diagnostics) or not outcomes else 0)
+    sys.exit(1 if failed or errors or not outcomes else 0)
 
 
 @main.command()
