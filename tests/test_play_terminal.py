@@ -20,8 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
-
 TMUX = shutil.which("tmux")
 
 
