@@ -189,6 +189,12 @@ def test_problems_inside_tests_do_not_stop_run(tmp_path, monkeypatch):
     json_run = invoke("run", "my_scenario.yaml", "--seed", "3", "--format", "json")
     assert json_run.exit_code == 0 and json.loads(json_run.stdout)["winner"]
     assert invoke("render", "my_scenario.yaml", "-o", "board.svg").exit_code == 0
+    attack = invoke("odds", "my_scenario.yaml", "--action", "melee_attack(attacker: n_left, target: s_left)",
+                    "--given", "{n_left: {hex: C6}}", "--outcome", "s_left.alive")
+    assert attack.exit_code == 0, attack.output
+    broken = invoke("odds", "my_scenario.yaml", "--test", "000 IV: a spider killed by the critical roll of its "
+                    "blocked retreat tramples nobody", "--outcome", "spider.alive")
+    assert broken.exit_code == 1 and "error[S006]" in broken.stdout
     check = invoke("check", "my_scenario.yaml")
     assert check.exit_code == 1 and check.stdout.count("error[S006]") == 2
     tested = invoke("test", "my_scenario.yaml")
