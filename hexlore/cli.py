@@ -293,6 +293,7 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
             text = ", ".join(f"{escape(f)} {shown(a)} -> {shown(b)}" for f, (a, b) in changed.items())
             console.print(f"  {escape(uid)}: {text or 'no change'}")
 
+    existed = bool(log_path) and os.path.exists(log_path)
     log_file = open(log_path, "w", encoding="utf-8", newline="\n") if log_path else None
     try:
         results, diagnostics, sources = api.campaign(campaign_file, seed=seed, adventure=adventure,
@@ -302,6 +303,8 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
     finally:
         if log_file:
             log_file.close()
+            if not existed and os.path.getsize(log_path) == 0:
+                os.remove(log_path)  # refused (or stopped) before any adventure began: no empty log
     if diagnostics:
         sys.exit(print_diagnostics(diagnostics, sources, "text") or 1)
     if not results:

@@ -336,3 +336,11 @@ def test_a_missing_file_exits_2_for_every_command(args, tmp_path, monkeypatch):
     assert result.exit_code == 2, result.output
     assert "nothere" in result.output
     assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_a_campaign_that_cannot_start_leaves_no_log(tmp_path):
+    campaign = ROOT / "tests" / "fixtures" / "errors" / "campaign_missing_files" / "campaign.yaml"
+    log = tmp_path / "campaign.jsonl"
+    result = invoke("campaign", str(campaign), "--log", str(log))
+    assert result.exit_code == 1 and "error[" in result.output
+    assert not log.exists()
