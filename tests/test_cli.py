@@ -339,7 +339,9 @@ def test_a_missing_file_exits_2_for_every_command(args, tmp_path, monkeypatch):
 
 
 def test_a_campaign_that_cannot_start_leaves_no_log(tmp_path):
-    campaign = ROOT / "tests" / "fixtures" / "errors" / "campaign_missing_files" / "campaign.yaml"
+    folder = tmp_path / "campaign"  # a copy: the command leaves a lock file beside the sheet
+    shutil.copytree(ROOT / "tests" / "fixtures" / "errors" / "campaign_missing_files", folder)
+    campaign = folder / "campaign.yaml"
     log = tmp_path / "campaign.jsonl"
     result = invoke("campaign", str(campaign), "--log", str(log))
     assert result.exit_code == 1 and "error[" in result.output
