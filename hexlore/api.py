@@ -116,25 +116,29 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
     return unique_diagnostics(diagnostics), sources
 
 
-def run(name: str, seed: int | None = None, log_file=None, max_rounds: int | None = None,
+def run(name: str | Loaded, seed: int | None = None, log_file=None, max_rounds: int | None = None,
         policies: dict[str, str | Policy] | None = None,
         watch: Callable[[Game], None] | None = None) -> tuple[GameResult | None, list[Diagnostic], dict]:
-    """Play a scenario to the end; returns the result (or None) and any diagnostics.
+    """Play a scenario (a name, or one :func:`open_scenario` loaded) to the end; returns the
+    result (or None) and the diagnostics.
 
-    ``watch`` is handed the game before it starts (a terminal player's view of the position
-    reads its state); it must not change the game."""
+    Errors inside the scenario's ``tests:`` do not stop the game (it never reads them): they
+    come back as warnings beside the result (:meth:`Loaded.play_warnings`). ``watch`` is
+    handed the game before it starts (a terminal player's view of the position reads its
+    state); it must not change the game."""
     from .runtime.engine.game import Game, RuntimeRuleError
 
-    loaded = open_scenario(name)
-    if not loaded.ok:
+    loaded = open_scenario(name) if isinstance(name, str) else name
+    if not loaded.playable:
         return None, loaded.diagnostics, loaded.sources
+    warnings = loaded.play_warnings()
     try:
         game = Game(loaded.rules, loaded.scenario, seed=seed, log_file=log_file, policies=policies)
         if watch is not None:
             watch(game)
-        return game.play(max_rounds), [], loaded.sources
+        return game.play(max_rounds), warnings, loaded.sources
     except RuntimeRuleError as exc:
-        return None, [exc.diagnostic], loaded.sources
+        return None, warnings + [exc.diagnostic], loaded.sources
 
 
 def render(name: str, seed: int | None = None, rounds: int = 0,
@@ -145,7 +149,7 @@ def render(name: str, seed: int | None = None, rounds: int = 0,
     from .runtime.engine.game import Game, RuntimeRuleError
 
     loaded = open_scenario(name)
-    if not loaded.ok:
+    if not loaded.playable:  # a problem inside the tests does not change the position
         return None, loaded.diagnostics, loaded.sources
     try:
         game = Game(loaded.rules, loaded.scenario, seed=seed, policies=policies)
@@ -154,13 +158,17 @@ def render(name: str, seed: int | None = None, rounds: int = 0,
     except RuntimeRuleError as exc:
         return None, [exc.diagnostic], loaded.sources
     title = loaded.scenario.name + (f", after round {game.state.game['round']}" if rounds > 0 else "")
-    return board_svg(game.state, title), [], loaded.sources
+    return board_svg(game.state, title), loaded.play_warnings(), loaded.sources
 
 
-def test(paths: list[str]) -> tuple[list[TestOutcome], list[Diagnostic], dict]:
-    """Run the ``tests:`` of every scenario under the given paths."""
-    from .runtime.analysis.scenario_tests import run_scenario_tests
+def test(paths: list[str], name: str | None = None) -> tuple[list[TestOutcome], list[Diagnostic], dict]:
+    """Run the ``tests:`` of every scenario under the given paths (with ``name``, only the tests
+    whose name contains it, in any case).
 
+    A test with a problem of its own (an error inside its YAML) fails with it and the others
+    run. When the scenario itself has errors (outside ``tests:``), none of its tests can run:
+    each fails as "not run", and the errors come back with the diagnostics.
+    """
     files: list[str] = []
     for p in paths:
         path = Path(p)
@@ -176,11 +184,47 @@ def test(paths: list[str]) -> tuple[list[TestOutcome], list[Diagnostic], dict]:
             continue  # campaign files and sheets hold no tests
         loaded = open_scenario(f)
         sources.update(loaded.sources)
-        if not loaded.ok:
-            diagnostics.extend(loaded.diagnostics)
-            continue
-        outcomes.extend(run_scenario_tests(loaded.rules, loaded.scenario))
+        found, problems = _scenario_tests(loaded, name)
+        outcomes += found
+        diagnostics += problems
     return outcomes, diagnostics, sources
+
+
+def _scenario_tests(loaded: Loaded, name: str | None) -> tuple[list[TestOutcome], list[Diagnostic]]:
+    """The outcomes of one scenario's (selected) tests, and the diagnostics to show with them."""
+    from .runtime.analysis.scenario_tests import TestOutcome, run_test
+
+    scenario = loaded.scenario
+    wanted = name.casefold() if name is not None else None
+    tests = [t for t in (scenario.tests if scenario is not None else [])
+             if wanted is None or wanted in t.name.casefold()]
+    problems = loaded.test_problems()
+    chosen = {t.index for t in tests} | ({-1} | set(problems) if wanted is None else set())
+    shown = sorted((d for d in loaded.diagnostics if loaded.test_of(d) is None or loaded.test_of(d) in chosen),
+                   key=Diagnostic.sort_key)
+    if not loaded.playable:
+        errors = sum(d.is_error and loaded.test_of(d) is None for d in loaded.diagnostics)
+        reason = f"not run: the scenario has {errors} error(s) outside its tests (above)"
+        return [TestOutcome(scenario.path, t.name, False, [reason], span=t.span) for t in tests], shown
+    shown = [d for d in shown if d.is_error]  # a playable scenario: only its tests' errors (check shows the rest)
+    outcomes = []
+    built = {t.index for t in scenario.tests}
+    for t in tests:
+        if t.index in problems:
+            outcomes.append(TestOutcome(scenario.path, t.name, False, [_failure(d) for d in problems[t.index]],
+                                        span=t.span))
+        else:
+            outcomes.append(run_test(loaded.rules, scenario, t))
+    if wanted is None:  # tests whose YAML is too broken to be read: failed, named by their place
+        for i in sorted(i for i in problems if i >= 0 and i not in built):
+            outcomes.append(TestOutcome(scenario.path, f"test {i + 1} of tests:", False,
+                                        [_failure(d) for d in problems[i]], span=scenario.span_of("tests", i)))
+        outcomes.sort(key=lambda o: (o.span.line, o.span.column))
+    return outcomes, shown
+
+
+def _failure(d: Diagnostic) -> str:
+    return f"{d.severity.value}[{d.code}] at line {d.span.line}: {d.message}"
 
 
 # ---------------------------------------------------------------- odds and sweeps
@@ -206,7 +250,7 @@ def odds(scenario: str, action, outcome: list[str] | str | None = None, policy: 
     from .runtime.engine.game import RuntimeRuleError
 
     loaded = open_scenario(scenario)
-    if not loaded.ok:
+    if not loaded.playable:
         return None, loaded.diagnostics, loaded.sources
     try:
         g, acts, dec = {}, action, {}
@@ -217,6 +261,12 @@ def odds(scenario: str, action, outcome: list[str] | str | None = None, policy: 
                 raise engine.OddsError(engine.BAD_ACTION, f"the scenario has no test named {test!r}",
                                        f"tests: {', '.join(names) or 'none'}", "--test")
             t = found[0]
+            broken = loaded.test_problems().get(t.index)
+            if broken:  # problems of other tests do not matter here, this one's do
+                return None, broken, loaded.sources
+            if not t.actions and not acts:
+                raise engine.OddsError(engine.BAD_ACTION, f"test {test!r} has no 'do:': it does nothing to "
+                                       "measure", "pass the action with --action", "--test")
             # the test's dice and scripted decisions were written for one throw: not reused
             g = {uid: dict(v) for uid, v in t.given.items()}
             acts = acts or [{"call": a.call, "with": dict(a.args)} for a in t.actions]
@@ -256,7 +306,7 @@ def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", s
     from .runtime.analysis import sweep as stats
 
     loaded = open_scenario(scenario)
-    if not loaded.ok:
+    if not loaded.playable:  # problems inside the tests do not stop the games
         return None, loaded.diagnostics, loaded.sources
     path = loaded.scenario.path
     jobs = [backends.make_job(path, loaded.sources, [], seed, max_rounds)]
@@ -269,7 +319,7 @@ def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", s
         else:
             variant = open_variant(path, names)
             vpath, extra = path, names
-        if not variant.ok:
+        if not variant.playable:
             return None, variant.diagnostics, {**loaded.sources, **variant.sources}
         jobs.append(backends.make_job(vpath, variant.sources, extra, seed, max_rounds))
     timing = backends.SweepTiming()

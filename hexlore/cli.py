@@ -1,7 +1,8 @@
 """The ``hexlore`` command: check, run, render, test, graph and campaign.
 
 Exit codes: 0 clean, 1 findings (errors, failed tests, a rule failing at run time),
-2 usage error (click's own code for bad options and missing files).
+2 usage error (click's own code for bad options), the same for every command when a file,
+scenario or pack named on the command line does not exist (``cli_output.USAGE``).
 
 Each command imports what it needs when it runs (issue 19): ``hexlore --help`` loads click
 and nothing of the compiler, ``check`` of a pack the compiler but no runtime, schemas or
@@ -102,19 +103,23 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
         policy_options: dict[str, str], fmt: str) -> None:
     """Play SCENARIO (a file or a bundled name) to the end and print a summary."""
     from . import api
-    from .cli_output import escape, print_diagnostics
+    from .cli_output import escape, exit_if_no_scenario, print_diagnostics
     from .play import Abandoned, GameWatch, HumanPolicy, terminal_reader
 
+    exit_if_no_scenario(scenario)
     console = _console()
-    if policy_options:
-        loaded = api.open_scenario(scenario)
-        if not loaded.ok:
-            sys.exit(print_diagnostics(loaded.diagnostics, loaded.sources, "text") or 1)
-        sides = [s.name for s in loaded.scenario.sides]
-        for side in policy_options:
-            if side not in sides:
-                raise click.BadParameter(f"'{side}' is not a side of this scenario (its sides: "
-                                         f"{', '.join(sides)})", param_hint="'--policy'")
+    loaded = api.open_scenario(scenario)
+    if not loaded.playable:  # refused before the log is opened: no empty log is left behind
+        sys.exit(print_diagnostics(loaded.diagnostics, loaded.sources, "text") or 1)
+    warnings = loaded.play_warnings()
+    if warnings:  # problems inside the tests: said, and the game is played without them
+        print_diagnostics(warnings, loaded.sources, "text", output=sys.stderr)
+    sides = [s.name for s in loaded.scenario.sides]
+    for side in policy_options:
+        if side not in sides:
+            raise click.BadParameter(f"'{side}' is not a side of this scenario (its sides: "
+                                     f"{', '.join(sides)})", param_hint="'--policy'")
+    existed = bool(log_path) and os.path.exists(log_path)
     log_file = open(log_path, "w", encoding="utf-8", newline="\n") if log_path else None
     policies: dict = dict(policy_options)
     watch = None
@@ -125,7 +130,7 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
             if name == "human":
                 policies[side] = HumanPolicy(side, console, ask, watch)
     try:
-        result, diagnostics, sources = api.run(scenario, seed=seed, log_file=log_file,
+        result, diagnostics, sources = api.run(loaded, seed=seed, log_file=log_file,
                                                max_rounds=max_rounds, policies=policies, watch=watch)
     except Abandoned as stopped:
         console.print(f"game abandoned: {escape(str(stopped))}" + (f"; the log so far is in {log_path}"
@@ -137,7 +142,10 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
     if watch is not None:
         watch.flush()
     if result is None:
-        sys.exit(print_diagnostics(diagnostics, sources, "text") or 1)
+        if log_path and not existed and os.path.getsize(log_path) == 0:
+            os.remove(log_path)  # the game stopped before its first entry: no empty log
+        failures = [d for d in diagnostics if d not in warnings]
+        sys.exit(print_diagnostics(failures, sources, "text") or 1)
     if fmt == "json":
         click.echo(json.dumps(result.summary(), indent=2, sort_keys=True))
         return
@@ -159,24 +167,35 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
 def render(scenario: str, output, rounds: int, seed: int | None) -> None:
     """Draw SCENARIO's board, terrain and units as SVG (deterministic: same position, same bytes)."""
     from . import api
-    from .cli_output import print_diagnostics
+    from .cli_output import exit_if_no_scenario, print_diagnostics
 
+    exit_if_no_scenario(scenario)
     svg, diagnostics, sources = api.render(scenario, seed=seed, rounds=rounds)
     if svg is None:
         sys.exit(print_diagnostics(diagnostics, sources, "text") or 1)
+    if diagnostics:  # problems inside the scenario's tests, which do not change the position
+        print_diagnostics(diagnostics, sources, "text", output=sys.stderr)
     output.write(svg)
 
 
 @main.command(name="test")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("-k", "name", default=None, metavar="NAME",
+              help="Run only the tests whose name contains NAME (in any case).")
 @click.option("-v", "--verbose", is_flag=True, help="Print the event log of failing tests.")
-def test_command(paths: tuple[str, ...], verbose: bool) -> None:
-    """Run the tests written in scenario files."""
+def test_command(paths: tuple[str, ...], name: str | None, verbose: bool) -> None:
+    """Run the tests written in scenario files.
+
+    A test with a problem of its own fails with it, and the others run; a scenario with errors
+    elsewhere runs none of its tests (each fails as not run) and its errors are printed.
+    Exit code 0: every test passed; 1: a test failed, an error was found, or no test was run;
+    2: misuse.
+    """
     from . import api
     from .cli_output import print_diagnostics
     from .dsl.diagnostics import printable
 
-    outcomes, diagnostics, sources = api.test(list(paths))
+    outcomes, diagnostics, sources = api.test(list(paths), name)
     if diagnostics:
         print_diagnostics(diagnostics, sources, "text")
     passed = failed = 0
@@ -192,10 +211,16 @@ def test_command(paths: tuple[str, ...], verbose: bool) -> None:
             if verbose:
                 for entry in o.log:
                     click.echo("     | " + json.dumps(entry, sort_keys=True))
+    errors = any(d.is_error for d in diagnostics)
     if not outcomes:
-        click.echo("no scenario tests found (scenarios list them under 'tests:')", err=True)
+        if errors:
+            click.echo("no test was run: fix the errors above first", err=True)
+        elif name is not None:
+            click.echo(printable(f"no test's name contains '{name}'"), err=True)
+        else:
+            click.echo("no scenario tests found (scenarios list them under 'tests:')", err=True)
     click.echo(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed or any(d.is_error for d in diagnostics) or not outcomes else 0)
+    sys.exit(1 if failed or errors or not outcomes else 0)
 
 
 @main.command()
@@ -204,11 +229,15 @@ def test_command(paths: tuple[str, ...], verbose: bool) -> None:
 def graph(packs: tuple[str, ...], fmt: str) -> None:
     """Print the event-trigger graph of PACKS."""
     from . import api
-    from .cli_output import print_diagnostics
+    from .cli_output import USAGE, print_diagnostics
+    from .compiler.packs import PACK_NOT_FOUND
 
     rules = api.compile_packs(list(packs))
     if not rules.ok:
-        sys.exit(print_diagnostics(rules.diagnostics, rules.sources, "text"))
+        code = print_diagnostics(rules.diagnostics, rules.sources, "text")
+        # a pack named on the command line that does not exist is misuse, as a missing file is for check
+        sys.exit(USAGE if any(d.code == PACK_NOT_FOUND and d.file == "<command line>" for d in rules.diagnostics)
+                 else code)
     g = rules.graph
     if fmt == "json":
         click.echo(g.dumps())
@@ -264,6 +293,7 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
             text = ", ".join(f"{escape(f)} {shown(a)} -> {shown(b)}" for f, (a, b) in changed.items())
             console.print(f"  {escape(uid)}: {text or 'no change'}")
 
+    existed = bool(log_path) and os.path.exists(log_path)
     log_file = open(log_path, "w", encoding="utf-8", newline="\n") if log_path else None
     try:
         results, diagnostics, sources = api.campaign(campaign_file, seed=seed, adventure=adventure,
@@ -273,6 +303,8 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
     finally:
         if log_file:
             log_file.close()
+            if not existed and os.path.getsize(log_path) == 0:
+                os.remove(log_path)  # refused (or stopped) before any adventure began: no empty log
     if diagnostics:
         sys.exit(print_diagnostics(diagnostics, sources, "text") or 1)
     if not results:

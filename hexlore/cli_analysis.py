@@ -13,6 +13,7 @@ functions that use them (issue 19).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -85,8 +86,10 @@ def odds(scenario, action, given, test_name, decisions, outcomes, policy, budget
     if action is None and test_name is None:
         raise click.UsageError("say what to do: --action '…' or --test NAME")
     from . import api
+    from .cli_output import exit_if_no_scenario
     from .dsl.diagnostics import json_safe
 
+    exit_if_no_scenario(scenario)
     result, diagnostics, sources = api.odds(scenario, action, list(outcomes), policy, budget, samples, seed,
                                             given, decisions, test_name)
     if result is None:
@@ -177,8 +180,17 @@ def sweep(scenario, games, workers, backend, seed, address, variants, max_rounds
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from . import api
+    from .cli_output import exit_if_no_scenario
     from .dsl.diagnostics import json_safe
 
+    exit_if_no_scenario(scenario)
+    # a variant that does not exist is misuse too (exit 2): one scenario, or .lore packs
+    if len(variants) == 1 and not variants[0].endswith(".lore"):
+        exit_if_no_scenario(variants[0])
+    else:
+        for variant in variants:
+            if not os.path.isfile(variant):
+                raise click.BadParameter(f"no pack file '{variant}'", param_hint="'--vs'")
     err = Console(stderr=True)
     total = games * (2 if variants else 1)
     progress = None

@@ -37,3 +37,19 @@ def print_diagnostics(diagnostics: list[Diagnostic], sources: dict, fmt: str, st
         sys.stdout.flush()  # the summary comes after the report even when both go to one pipe
         click.echo(report.summary(diagnostics), err=True)
     return report.exit_code(diagnostics, strict)
+
+
+#: the exit code of a command misused: an unknown option, or a file, scenario or pack named on
+#: the command line that does not exist (click's own code for its usage errors)
+USAGE = 2
+
+
+def exit_if_no_scenario(name: str) -> None:
+    """Exit with :data:`USAGE` after the located report when ``name`` is neither a file nor a bundled
+    scenario: a missing file is the same misuse for ``run`` as for ``check`` (issue 15)."""
+    from .loading import open_scenario, resolve_scenario
+
+    if resolve_scenario(name) is None:
+        loaded = open_scenario(name)  # the S000 diagnostic, with where bundled scenarios are
+        print_diagnostics(loaded.diagnostics, loaded.sources, "text")
+        sys.exit(USAGE)

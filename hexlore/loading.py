@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from .compiler import RuleSet, compile_packs
 from .compiler.packs import PackLoader, bundled_rules_root, inside, resolved
-from .dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
+from .dsl.diagnostics import Diagnostic, Severity, Source, Span, did_you_mean, error
 from .dsl.files import is_dir, is_file, read_source, read_text
 
 if TYPE_CHECKING:
@@ -73,6 +73,54 @@ class Loaded:
     def ok(self) -> bool:
         return self.scenario is not None and self.rules is not None and \
             not any(d.is_error for d in self.diagnostics)
+
+    @property
+    def playable(self) -> bool:
+        """Whether the game can be played: no error outside the scenario's ``tests:``.
+
+        A game never reads the tests, so a problem inside them (a test that moves a unit onto
+        a hex another holds once the scenario gained a unit there) does not stop ``run``,
+        ``render``, ``odds`` or ``sweep``; ``check`` and ``test`` report it as an error.
+        """
+        return self.scenario is not None and self.rules is not None and \
+            not any(d.is_error and self.test_of(d) is None for d in self.diagnostics)
+
+    def test_of(self, d: Diagnostic) -> int | None:
+        """The index of the test whose YAML holds ``d`` (-1: the ``tests:`` section itself, not
+        inside one test), or None when ``d`` lies outside ``tests:`` or in another file."""
+        sc = self.scenario
+        if sc is None or d.file != sc.path or ("tests",) not in sc.spans or d.span == Span():
+            return None
+        start = (d.span.line, d.span.column)
+
+        def inside(span: Span) -> bool:
+            return (span.line, span.column) <= start < (span.end_line, span.end_column)
+
+        if not inside(sc.spans[("tests",)]):
+            return None
+        i = 0
+        while ("tests", i) in sc.spans:
+            if inside(sc.spans[("tests", i)]):
+                return i
+            i += 1
+        return -1
+
+    def test_problems(self) -> dict[int, list[Diagnostic]]:
+        """The errors inside ``tests:``, by test index (-1: the section itself)."""
+        out: dict[int, list[Diagnostic]] = {}
+        for d in self.diagnostics:
+            i = self.test_of(d) if d.is_error else None
+            if i is not None:
+                out.setdefault(i, []).append(d)
+        return out
+
+    def play_warnings(self) -> list[Diagnostic]:
+        """The errors inside ``tests:`` as warnings, for commands that play the scenario without
+        its tests: they are said, and the game goes on."""
+        return [Diagnostic(Severity.WARNING, d.code, d.message, d.file, d.span,
+                           (f"{d.hint}; " if d.hint else "") + "this test is not played by a game "
+                           "('hexlore test' reports it as an error)")
+                for problems in self.test_problems().values() for d in problems]
 
 
 def unique_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
@@ -254,7 +302,7 @@ def open_variant(name: str, extra_packs: list[str] | tuple[str, ...] = ()) -> Lo
     from .runtime.engine.game import Game, ScenarioError
 
     loaded = open_scenario(name)
-    if not extra_packs or not loaded.ok:
+    if not extra_packs or not loaded.playable:
         return loaded
     path = Path(loaded.scenario.path)
     missing = [p for p in extra_packs if not Path(p).is_file()]

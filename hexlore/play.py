@@ -6,8 +6,9 @@ the terminal. Before each question it prints what happened since the last one, r
 the game's event log (:class:`GameWatch`), so the player sees the dice, moves and losses
 that led to the choice, in the same words the log and scenario tests use.
 
-Answers: an option's number, or its label as printed (``B4``, ``archers``), or nothing for
-the rules' default; ``?`` shows the position (:class:`PositionView`: every unit on the board,
+Answers: an option's number, or its label as printed (``B4``, ``archers``), or nothing (Enter)
+for the rules' default, else the option the rules prefer (the highest ``prefer`` score, as the
+greedy player takes); ``?`` shows the position (:class:`PositionView`: every unit on the board,
 with what changed in it since the game began). A wrong answer is explained and asked again;
 the end of the input (or Ctrl-D) abandons the game cleanly (:class:`Abandoned`), with the
 log written so far intact.
@@ -128,6 +129,7 @@ class HumanPolicy(Policy):
         if len(decision.options) == 1:
             return 0  # nothing to choose: say nothing, the log records it
         self.console.print(f"\n[bold]{escape(self.side)}[/bold] decides [bold]{escape(decision.name)}[/bold]:")
+        enter = enter_choice(decision)
         for i, label in enumerate(decision.labels, 1):
             marks = []
             if i - 1 == decision.default:
@@ -136,8 +138,12 @@ class HumanPolicy(Policy):
                 marks.append("preferred")
             note = f"  [dim]({', '.join(marks)})[/dim]" if marks else ""
             self.console.print(f"  {i:>2}. {escape(_value(label))}{note}")
-        self.console.print("  [dim](a number, an option, Enter for the default, ? for the position)[/dim]"
-                           if decision.default is not None else "  [dim](a number, an option, ? for the position)[/dim]")
+        if enter is None:
+            self.console.print("  [dim](a number, an option, ? for the position)[/dim]")
+        else:
+            what = "the default" if enter == decision.default else "the preferred option"
+            self.console.print(f"  [dim](a number, an option, Enter for {what} ({enter + 1}), "
+                               "? for the position)[/dim]")
         while True:
             answer = self.ask(f"{self.side}> ")
             if answer is None:
@@ -155,9 +161,10 @@ class HumanPolicy(Policy):
                                highlight=False)
             return None
         if answer == "":
-            if decision.default is not None:
-                return decision.default
-            self.console.print("  there is no default here: type a number from the list")
+            enter = enter_choice(decision)
+            if enter is not None:
+                return enter
+            self.console.print(f"  no option is the default or preferred here: type a number from 1 to {count}")
             return None
         if answer.isdigit():
             if 1 <= int(answer) <= count:
@@ -170,6 +177,17 @@ class HumanPolicy(Policy):
         self.console.print(f"  '{escape(answer)}' is not an option: type a number from 1 to {count}, an "
                            "option as listed, or ? to see the position")
         return None
+
+
+def enter_choice(decision: Decision) -> int | None:
+    """The option an empty answer takes: the rules' default, else the one the rules prefer (the
+    highest 'prefer' score, the first of equals, as the greedy player takes), else none."""
+    if decision.default is not None:
+        return decision.default
+    scores = decision.scores
+    if scores and len(set(scores)) > 1:
+        return scores.index(max(scores))
+    return None
 
 
 def terminal_reader(stream: IO[str]) -> Callable[[str], str | None]:

@@ -19,12 +19,10 @@ from .dsl.diagnostics import Diagnostic, Severity, Source, dumps_json, json_safe
 
 __all__ = ["FORMATS", "choose_format", "use_colour", "render", "render_text", "render_json",
            "render_github", "render_sarif", "sarif_log", "summary", "exit_code", "json_schema_path",
-           "rule_catalogue", "github_anchor"]
+           "rule_catalogue", "rule_help", "github_anchor"]
 
 FORMATS = ("auto", "text", "json", "github", "sarif")
 
-INFORMATION_URI = "https://hexlore.dev"
-DOCS_URI = f"{INFORMATION_URI}/docs/diagnostics.md"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 _FAMILIES = {
@@ -154,35 +152,76 @@ def _docs_file() -> Path | None:
 _HEADING = re.compile(r"^###[ \t]+(([PCWNSR]\d{3})\b[^\n]*?)[ \t]*$", re.MULTILINE)
 
 
+def _section_end(text: str, start: int) -> int:
+    """Where the section starting at ``start`` ends: the next heading outside a code block."""
+    fenced = False
+    position = start
+    for line in text[start:].splitlines(keepends=True):
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and re.match(r"#{1,6}[ \t]", line):
+            return position
+        position += len(line)
+    return len(text)
+
+
 @lru_cache(maxsize=1)
-def rule_catalogue() -> dict[str, tuple[str, str]]:
-    """Code -> (title, anchor) from the ``### CODE — title`` headings of docs/diagnostics.md."""
+def _sections() -> dict[str, tuple[str, str, str]]:
+    """Code -> (title, anchor, body) from the ``### CODE — title`` sections of docs/diagnostics.md;
+    the body is the section's Markdown up to the next heading."""
     docs = _docs_file()
     if docs is None:
         return {}
-    out: dict[str, tuple[str, str]] = {}
-    for m in _HEADING.finditer(docs.read_text(encoding="utf-8")):
+    text = docs.read_text(encoding="utf-8")
+    out: dict[str, tuple[str, str, str]] = {}
+    for m in _HEADING.finditer(text):
         heading, code = m.group(1), m.group(2)
         title = re.sub(r"^[\s:—–-]+", "", heading[len(code):]).strip()
-        out.setdefault(code, (title, github_anchor(heading)))
+        body = text[m.end():_section_end(text, m.end())].strip()
+        out.setdefault(code, (title, github_anchor(heading), body))
     return out
+
+
+def rule_catalogue() -> dict[str, tuple[str, str]]:
+    """Code -> (title, anchor) from the ``### CODE — title`` headings of docs/diagnostics.md."""
+    return {code: (title, anchor) for code, (title, anchor, _) in _sections().items()}
+
+
+def _paragraphs(markdown: str) -> list[str]:
+    """The prose paragraphs of a section, each on one line (code blocks left out)."""
+    prose = re.sub(r"^```.*?^```[ \t]*$", "", markdown, flags=re.MULTILINE | re.DOTALL)
+    return [" ".join(p.split()) for p in re.split(r"\n[ \t]*\n", prose) if p.strip()]
+
+
+def rule_help(code: str) -> tuple[str, str, str]:
+    """(description, plain-text help, Markdown help) of a code, from its section of
+    docs/diagnostics.md: what the problem is, an example, the message and the fix. SARIF rules
+    carry them, so a viewer shows the help without a link to follow."""
+    _, _, body = _sections().get(code, ("", "", ""))
+    paragraphs = _paragraphs(body)
+    if not paragraphs:
+        return "", "", ""
+    plain = [p.replace("**", "") for p in paragraphs]  # **Fix**: bold means nothing in plain text
+    return plain[0], "\n\n".join(plain), body
 
 
 def _rule(code: str) -> dict:
     family, level = _FAMILIES.get(code[:1], ("diagnostic", "error"))
-    title, anchor = rule_catalogue().get(code, ("", code.lower()))
+    title, _ = rule_catalogue().get(code, ("", code.lower()))
     short = title[:1].upper() + title[1:] if title else f"{family[:1].upper()}{family[1:]} {code}"
-    return {
+    description, text, markdown = rule_help(code)
+    rule = {
         "id": code,
         "name": "".join(w.capitalize() for w in re.findall(r"[A-Za-z0-9]+", short)) or code,
         "shortDescription": {"text": short},
-        "fullDescription": {"text": f"{short}: a {family}. Its section in docs/diagnostics.md shows a "
-                                    "failing example, the message and the fix."},
-        "helpUri": f"{DOCS_URI}#{anchor}",
-        "help": {"text": f"See docs/diagnostics.md, section {code}."},
+        "fullDescription": {"text": description or f"{short}: a {family}."},
+        "help": {"text": text or f"{short}: a {family}."},
         "defaultConfiguration": {"level": level},
         "properties": {"tags": ["hexlore", family]},
     }
+    if markdown:
+        rule["help"]["markdown"] = markdown
+    return rule
 
 
 def _region(d: Diagnostic) -> dict:
@@ -227,7 +266,7 @@ def sarif_log(diagnostics: list[Diagnostic], root: Path | None = None) -> dict:
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "hexlore", "version": __version__, "semanticVersion": __version__,
-                                "informationUri": INFORMATION_URI, "rules": [_rule(c) for c in codes]}},
+                                "rules": [_rule(c) for c in codes]}},
             "originalUriBaseIds": {"%SRCROOT%": {"uri": base}},
             "columnKind": "unicodeCodePoints",
             "results": results,

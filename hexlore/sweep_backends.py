@@ -93,7 +93,7 @@ def load_job(job: SweepJob):
     if cached is None:
         scenario, packs = _localise(job)
         loaded = open_variant(scenario, packs)
-        if not loaded.ok:
+        if not loaded.playable:  # problems inside the scenario's tests do not stop the games
             raise SweepSetupError("; ".join(d.headline() for d in loaded.diagnostics if d.is_error))
         cached = _LOADED[key] = (loaded.rules, loaded.scenario)
         _COMPILED[0] += 1

@@ -60,8 +60,26 @@ def test_the_readme_shows_the_pre_commit_and_github_actions_set_up():
     configs = [yaml.safe_load(b) for b in blocks]
     pre_commit = next(c for c in configs if isinstance(c, dict) and "repos" in c)
     assert any(h["id"] == "hexlore-check" for r in pre_commit["repos"] for h in r["hooks"])
+    # issue 15: no placeholder repository; the local hook runs the same command as the offered one
+    [repo] = pre_commit["repos"]
+    [hook] = repo["hooks"]
+    assert repo["repo"] == "local" and "rev" not in repo
+    assert hook["entry"] == _hook()["entry"] and hook["language"] == "system"
+    files = re.compile(hook["files"])
+    assert files.search("rules/my_creatures.lore") and files.search("scenarios/ford.yaml")
+    assert not files.search(".github/workflows/hexlore.yml") and not files.search("docs/notes.yaml")
     workflows = [c for c in configs if isinstance(c, dict) and "jobs" in c]
     steps = [s for w in workflows for job in w["jobs"].values() for s in job["steps"]]
     runs = " ".join(s.get("run", "") for s in steps)
     assert "hexlore check" in runs and "--format sarif" in runs
     assert any(s.get("uses", "").startswith("github/codeql-action/upload-sarif") for s in steps)
+
+
+def test_no_placeholder_address_is_left():
+    """Issue 15: hexlore.dev was nobody's address (schema $ids, SARIF links, the pre-commit snippet)."""
+    texts = [ROOT / "README.md", ROOT / ".pre-commit-hooks.yaml", *(ROOT / "docs").glob("*.md"),
+             *(ROOT / "scenarios" / "schema").glob("*.json"), ROOT / "hexlore" / "diagnostics.schema.json",
+             *(ROOT / "hexlore").glob("*.py"), *(ROOT / "rules").glob("*/*.md")]
+    for path in texts:
+        text = path.read_text(encoding="utf-8")
+        assert "hexlore.dev" not in text and "github.com/hexlore" not in text, path

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -105,7 +107,31 @@ def test_parse_errors_mention_label(bad: str) -> None:
     with pytest.raises(ValueError) as info:
         BL.parse_label(bad)
     assert repr(bad) in str(info.value)
-    assert "A–M" in str(info.value)
+    assert re.search(r"A\d*–M", str(info.value))  # the columns of the board, or of the row named
+
+
+@pytest.mark.parametrize("bad, says", [
+    ("M2", "(row 2 has 12 hexes: A2–L2)"),  # issue 15: was "columns A–M, rows 1–9", which M2 seems to fit
+    ("M8", "(row 8 has 12 hexes: A8–L8)"),
+    ("N3", "(row 3 has 13 hexes: A3–M3)"),
+    ("F10", "(rows 1–9; odd rows have columns A–M, even rows A–L)"),
+])
+def test_a_label_off_a_short_row_says_which_hexes_the_row_has(bad: str, says: str) -> None:
+    with pytest.raises(ValueError) as info:
+        BL.parse_label(bad)
+    assert str(info.value) == f"no hex {bad!r} on this board {says}"
+
+
+def test_rectangles_and_masks_describe_their_labels() -> None:
+    with pytest.raises(ValueError, match=r"^no hex 'F2' on this board \(columns A–E, rows 1–4\)$"):
+        Board.rectangle(5, 4).parse_label("F2")
+    mask = Board.from_mask(["xx-xx", "xxxxx", " xx"])
+    with pytest.raises(ValueError, match=r"\(row 1 has 4 hexes: A1–B1, D1–E1\)$"):
+        mask.parse_label("C1")
+    with pytest.raises(ValueError, match=r"\(row 3 has 2 hexes: B3–C3\)$"):
+        mask.parse_label("A3")
+    with pytest.raises(ValueError, match=r"\(columns A–E, rows 1–3; not every row has every column\)$"):
+        mask.parse_label("A4")
 
 
 def test_label_of_off_board_hex_raises() -> None:

@@ -33,12 +33,21 @@ CASES = {
 }
 
 
+#: problems inside 'tests:' only: a game never reads them, so 'run' plays and warns (issue 15)
+TESTS_ONLY = {"a number as a unit name in given"}
+
+
 @pytest.mark.parametrize("text, code", CASES.values(), ids=CASES.keys())
 @pytest.mark.parametrize("command", ["check", "run", "test"])
 def test_refused(tmp_path, text, code, command):
     scenario = tmp_path / "hostile.yaml"
     scenario.write_text(text, encoding="utf-8")
-    assert_refused(run_bounded(command, str(scenario)), code)
+    outcome = run_bounded(command, str(scenario))
+    if command == "run" and text in (CASES[c][0] for c in TESTS_ONLY):
+        assert outcome.returncode == 0, outcome.describe()
+        assert "Traceback" not in outcome.output and f"warning[{code}" in outcome.stderr, outcome.describe()
+        return
+    assert_refused(outcome, code)
 
 
 def test_thousands_of_units_off_a_large_board_are_all_reported(tmp_path):

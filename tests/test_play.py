@@ -59,11 +59,10 @@ def test_an_answer_is_a_number_or_a_label_and_a_wrong_one_is_asked_again(tmp_pat
     asked, _ = _play(tmp_path, "")  # no answer: the game stops at the first question
     hand = _options_listed(asked.output, "command_card")
     assert len(hand) == 4
-    result, log = _play(tmp_path, f"9\nno such card\n\n{hand[2].upper()}\n" + "1\n" * 200)
+    result, log = _play(tmp_path, f"9\nno such card\n{hand[2].upper()}\n" + "1\n" * 200)
     assert result.exit_code == 0, result.output
     assert "9 is not on the list: type a number from 1 to 4" in result.output
     assert "'no such card' is not an option" in result.output
-    assert "there is no default here" in result.output
     first = next(json.loads(line) for line in log.read_text().splitlines() if '"decision"' in line)
     assert first["decision"] == "command_card" and first["by"] == "north"
     assert first["choice"] == hand[2] and "scripted" not in first  # labels are read in any case
@@ -90,7 +89,32 @@ def test_an_empty_answer_takes_the_rules_default():
     no_default = Decision("card", None, ["a", "b"], ["one", "two"], None, None)
     answers = iter(["", "TWO"])
     assert human.choose(no_default) == 1
-    assert "there is no default here" in console.file.getvalue()
+    assert "no option is the default or preferred here: type a number from 1 to 2" in console.file.getvalue()
+    level = Decision("card", None, ["a", "b"], ["one", "two"], [3, 3], None)  # equal scores: none preferred
+    answers = iter(["", "1"])
+    assert human.choose(level) == 0
+    assert console.file.getvalue().count("no option is the default or preferred here") == 2
+
+
+def test_an_empty_answer_takes_the_preferred_option_when_there_is_no_default():
+    """Issue 15: Enter on a decision with a 'prefer' score said "there is no default here" for ever."""
+    console = Console(file=io.StringIO(), width=100)
+    answers = iter([""])
+    human = HumanPolicy("north", console, lambda prompt: next(answers))
+    decision = Decision("command_card", None, ["a", "b", "c", "d"], ["probe_left", "attack_centre", "scout_right",
+                                                                    "attack_left"], [1, 4, 0, 4], None)
+    assert human.choose(decision) == 1  # the highest score, the first of equals (as greedy takes)
+    listing = console.file.getvalue()
+    assert "2. attack_centre  (preferred)" in listing and "Enter for the preferred option (2)" in listing
+
+
+def test_enter_takes_the_preferred_card(tmp_path):
+    result, log = _play(tmp_path, "\n")  # Enter at the first question, then the input ends
+    assert result.exit_code == 1 and "game abandoned" in result.output
+    asked = result.output[result.output.index("decides command_card:"):]
+    assert "1. attack_centre  (preferred)" in asked and "Enter for the preferred option (1)" in asked
+    first = next(json.loads(line) for line in log.read_text().splitlines() if '"decision"' in line)
+    assert (first["decision"], first["by"], first["choice"]) == ("command_card", "north", "attack_centre")
 
 
 def test_bad_policy_options_are_usage_errors(tmp_path):

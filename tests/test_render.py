@@ -82,6 +82,6 @@ def test_the_command_writes_the_picture_and_reports_bad_input(tmp_path):
     assert result.exit_code == 0, result.output
     assert out.read_text(encoding="utf-8") == (GOLDEN / "spider_ford.svg").read_text(encoding="utf-8")
     missing = CliRunner().invoke(main, ["render", "no_such_scenario"])
-    assert missing.exit_code == 1 and "error[S000]: no scenario file 'no_such_scenario'" in missing.output
+    assert missing.exit_code == 2 and "error[S000]: no scenario file 'no_such_scenario'" in missing.output
     negative = CliRunner().invoke(main, ["render", "battlelore/spider_ford", "--rounds", "-1"])
     assert negative.exit_code == 2

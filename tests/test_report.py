@@ -154,12 +154,13 @@ def test_sarif_carries_what_code_scanning_needs(monkeypatch, warned):
     assert log["version"] == "2.1.0" and "sarif-2.1.0" in log["$schema"]
     [run] = log["runs"]
     driver = run["tool"]["driver"]
-    assert driver["name"] == "hexlore" and driver["version"] and driver["informationUri"].startswith("https://")
+    assert driver["name"] == "hexlore" and driver["version"] and "informationUri" not in driver
     rule_ids = [r["id"] for r in driver["rules"]]
     assert rule_ids == sorted(set(rule_ids))
     for rule in driver["rules"]:
-        assert rule["shortDescription"]["text"]
-        assert rule["helpUri"].startswith(report.DOCS_URI + "#")
+        assert rule["shortDescription"]["text"] and rule["fullDescription"]["text"]
+        assert "helpUri" not in rule  # issue 15: the help itself, not a link to a placeholder address
+        assert "Fix" in rule["help"]["text"] and "```" in rule["help"]["markdown"]
     results = run["results"]
     assert len(results) == 8
     for r in results:
@@ -191,7 +192,7 @@ def test_sarif_validates_against_the_sarif_2_1_0_schema(monkeypatch, warned):
     assert not errors, [f"{list(e.absolute_path)}: {e.message}" for e in errors]
 
 
-def test_sarif_rules_link_to_headings_that_exist():
+def test_sarif_rules_carry_their_help_from_the_docs():
     text = DOCS.read_text(encoding="utf-8")
     anchors = {report.github_anchor(h) for h in re.findall(r"^#{1,6}\s+(.*?)\s*$", text, re.M)}
     catalogue = report.rule_catalogue()
@@ -200,8 +201,21 @@ def test_sarif_rules_link_to_headings_that_exist():
         assert title and anchor in anchors, code
     log = report.sarif_log([error("S006", "stacked", "s.yaml", Span.at(2, 3, 2))])
     [rule] = log["runs"][0]["tool"]["driver"]["rules"]
-    assert rule["helpUri"].split("#")[1] == "s006--two-units-on-one-hex"
     assert rule["shortDescription"]["text"] == "Two units on one hex"
+    section = text.split("### S006 — two units on one hex\n", 1)[1].split("\n### ", 1)[0].strip()
+    assert rule["help"]["markdown"] == section
+    assert rule["fullDescription"]["text"] == ("Two units start on the same hex, or a test's `given` moves a unit "
+                                               "onto a hex another unit holds (the test could never run).")
+    assert rule["help"]["text"].endswith("Fix: put one of the units on another hex (in a test, move the other "
+                                         "one too).")
+    assert "```" not in rule["help"]["text"]
+
+
+def test_every_documented_code_has_a_description_before_its_example():
+    for code in report.rule_catalogue():
+        description, help_text, _ = report.rule_help(code)
+        assert description and not description.startswith("Fix"), code
+        assert "Fix" in help_text, code
 
 
 def test_github_anchor_follows_githubs_rules():

@@ -303,10 +303,47 @@ class Board:
         else:
             m = _OFFSET_LABEL.match(text)
             if m:
-                h = offset_to_axial(_column_index(m.group(1)), int(m.group(2)) - 1, self.parity)
+                row = int(m.group(2)) - 1
+                h = offset_to_axial(_column_index(m.group(1)), row, self.parity)
                 if h in self.hexes:
                     return h
+                if self._row_columns().get(row) and not self._rows_alike():
+                    # a row not as wide as the board (BattleLore's even rows have 12 hexes): say which it has
+                    raise ValueError(f"no hex {text!r} on this board ({self._row_hint(row)})")
         raise ValueError(f"no hex {text!r} on this board ({self._label_hint()})")
+
+    def _row_columns(self) -> dict[int, list[int]]:
+        """Offset row (0-based) -> the column indexes of its hexes, left to right (computed once)."""
+        cached = self.__dict__.get("_rows")
+        if cached is None:
+            cached = {}
+            for h in self.hexes:
+                cached.setdefault(h.r, []).append(axial_to_offset(h, self.parity)[0])
+            for cols in cached.values():
+                cols.sort()
+            object.__setattr__(self, "_rows", cached)
+        return cached
+
+    def _rows_alike(self) -> bool:
+        """Whether every row has every column from A to the last (a rectangle)."""
+        rows = self._row_columns()
+        last = max((cols[-1] for cols in rows.values()), default=0)
+        return len(rows) == self._max_r + 1 and all(len(cols) == last + 1 for cols in rows.values())
+
+    def _row_hint(self, row: int) -> str:
+        """The hexes of one row, as ranges of labels: ``row 2 has 12 hexes: A2–L2``."""
+        runs: list[list[int]] = []
+        for c in self._row_columns().get(row, []):
+            if runs and c == runs[-1][1] + 1:
+                runs[-1][1] = c
+            else:
+                runs.append([c, c])
+        if not runs:
+            return f"row {row + 1} has no hex"
+        shown = ", ".join(f"{_column_letters(a)}{row + 1}" + (f"–{_column_letters(b)}{row + 1}" if b > a else "")
+                          for a, b in runs)
+        count = sum(b - a + 1 for a, b in runs)
+        return f"row {row + 1} has {count} hex{'es' if count > 1 else ''}: {shown}"
 
     def _label_hint(self) -> str:
         """Describe the valid label range so a typo in a scenario is easy to fix (computed once:
@@ -323,7 +360,17 @@ class Board:
         if not self.hexes:
             return "the board is empty"
         last_col = max(h.q + _row_shift(h.r, self.parity) for h in self.hexes)
-        return f"columns A–{_column_letters(last_col)}, rows 1–{self._max_r + 1}"
+        rows = f"rows 1–{self._max_r + 1}"
+        if self._rows_alike():
+            return f"columns A–{_column_letters(last_col)}, {rows}"
+        widths = {r: self._row_columns().get(r, []) for r in range(self._max_r + 1)}
+        odd, even = widths.get(0), widths.get(1)
+        if all(cols == (odd if r % 2 == 0 else even) for r, cols in widths.items()) and odd and even \
+                and odd == list(range(len(odd))) and even == list(range(len(even))):
+            # BattleLore: rows of 13 and 12 hexes alternate
+            return (f"{rows}; odd rows have columns A–{_column_letters(len(odd) - 1)}, even rows "
+                    f"A–{_column_letters(len(even) - 1)}")
+        return f"columns A–{_column_letters(last_col)}, {rows}; not every row has every column"
 
     # -- constructors -----------------------------------------------------------
 

@@ -273,7 +273,7 @@ class ScenarioBuilder:
                       base + ("expect", "winner"), _guess_hint(winner, side_names.names, "sides are: "))
 
         actions = tuple(Action(a["call"], dict(a.get("with") or {}), self.span(*base, "do", j))
-                        for j, a in enumerate(t["do"]))
+                        for j, a in enumerate(t.get("do") or []))  # no do: the position after given
         return ScenarioTest(
             name=t["name"], given=given, actions=actions,
             dice=tuple(tuple(roll) for roll in t.get("dice") or []),

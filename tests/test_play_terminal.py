@@ -1,0 +1,113 @@
+"""A human plays a side in a real terminal: ``hexlore run … --policy north=human`` inside tmux.
+
+click's test runner pipes the answers in (tests/test_play.py); here the game runs on a
+pseudo-terminal that tmux drives, keys are typed with ``send-keys`` and the screen is read
+with ``capture-pane``, as a person would see it. tmux is installed by ``.ci/run`` where it is
+missing; without it the test is skipped, except in CI (``CI`` set), where it fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+TMUX = shutil.which("tmux")
+
+
+@pytest.fixture
+def terminal():
+    if TMUX is None:
+        if os.environ.get("CI"):
+            pytest.fail("tmux is missing: .ci/run installs it (apt-get install tmux)")
+        pytest.skip("tmux is not installed")
+    folder = Path(tempfile.mkdtemp(prefix="hexlore-tmux-"))  # short: a socket path has at most ~100 bytes
+    term = Terminal(folder)
+    try:
+        yield term
+    finally:
+        term.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+class Terminal:
+    """One tmux server of its own (its socket in a private folder), with one window."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.socket = str(folder / "tmux.sock")
+
+    def tmux(self, *args: str) -> str:
+        done = subprocess.run([TMUX, "-S", self.socket, *args], capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def start(self, command: list[str]) -> None:
+        shell = " ".join(shlex.quote(c) for c in command) + "; echo EXIT=$?; sleep 120"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}
+        subprocess.run([TMUX, "-S", self.socket, "-f", os.devnull, "new-session", "-d", "-x", "110", "-y", "40",
+                        "-c", str(self.folder), "sh", "-c", shell], check=True, timeout=30, env=env)
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-J", "-S", "-2000")
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", *keys)
+
+    def wait_for(self, text: str, after: int = 0, timeout: float = 90) -> str:
+        """The screen once ``text`` shows at least ``after + 1`` times."""
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if screen.count(text) > after:
+                return screen
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{text!r} never showed; the screen:\n{screen}")
+            time.sleep(0.2)
+
+    def close(self) -> None:
+        subprocess.run([TMUX, "-S", self.socket, "kill-server"], capture_output=True, timeout=30)
+
+
+def test_enter_takes_the_preferred_option_in_a_real_terminal(terminal):
+    """Issue 15: Enter on a decision with a preferred option repeated "there is no default here"."""
+    log = terminal.folder / "game.jsonl"
+    terminal.start([sys.executable, "-m", "hexlore", "run", "battlelore/spider_ford", "--seed", "3",
+                    "--max-rounds", "1", "--log", str(log), "--policy", "north=human"])
+    screen = terminal.wait_for("north> ")
+    asked = screen[screen.index("north decides command_card:"):]
+    assert "1. attack_centre  (preferred)" in asked
+    assert "(a number, an option, Enter for the preferred option (1), ? for the position)" in asked
+    terminal.keys("Enter")  # an empty answer: the preferred card
+    screen = terminal.wait_for("north> ", after=1)
+    assert "north chose attack_centre for command_card" in screen
+    asked = screen[screen.index("north decides order_unit:"):]
+    assert "1. spider  (preferred)" in asked
+    terminal.keys("Enter")  # the preferred unit
+    screen = terminal.wait_for("north> ", after=2)
+    assert "unit_ordered unit=spider card=attack_centre" in screen
+    asked = screen[screen.rindex("north decides order_unit:"):]
+    assert "preferred" not in asked and "default" not in asked  # nothing for Enter to take: refused
+    assert "(a number, an option, ? for the position)" in asked
+    terminal.keys("Enter")
+    terminal.wait_for("no option is the default or preferred here: type a number from 1 to 3")
+    terminal.keys("?", "Enter")  # the position, then the question again
+    terminal.wait_for("north: 7 unit(s) on the board")
+    terminal.keys("2", "Enter")
+    terminal.wait_for("north chose n_centre for order_unit")
+    terminal.keys("C-d")  # the end of input: the game is abandoned, its log kept
+    screen = terminal.wait_for("EXIT=")
+    assert "game abandoned: north stopped answering at decision" in screen and "EXIT=1" in screen
+    assert "Traceback" not in screen
+    decisions = [e for e in map(json.loads, log.read_text(encoding="utf-8").splitlines()) if e["type"] == "decision"
+                 and e["by"] == "north"]
+    assert [(e["decision"], e["choice"]) for e in decisions[:3]] == [
+        ("command_card", "attack_centre"), ("order_unit", "spider"), ("order_unit", "n_centre")]
