@@ -247,6 +247,11 @@ class RuleSet:
     calls: dict[str, set[str]] = field(default_factory=dict)
     emits: dict[str, set[str]] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: qualified name (``pack.name``, the original pack's or an overriding pack's) -> key; the
+    #: keys above are plain names unless two packs of the rule set declare the name (names.py)
+    qualified: dict[str, str] = field(default_factory=dict)
+    #: names the packs wrote qualified (bl.hit): the unused-declaration check counts them as used
+    written_qualified: set[str] = field(default_factory=set)
 
     @property
     def ok(self) -> bool:
