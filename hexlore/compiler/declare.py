@@ -20,8 +20,8 @@ from .model import (DefinitionSpec, Timing, DieSpec, EventSpec, FaceSpec, FieldS
                     KindSpec, OptionSpec, ParamSpec, ProcedureSpec, RuleSet, Symbol, TableSpec,
                     TraitSpec, TriggerSpec)
 from .declarers import Declarers
-from .names import BUILTIN_KINDS, DUPLICATE, ENUM_VALUE, FACE, NameTable
-from .packs import LoadedPacks, pack_name
+from .names import BUILTIN_KINDS, DUPLICATE, ENUM_VALUE, FACE, NameTable, register_packs
+from .packs import LoadedPacks
 from .resolve import EVENTS, KINDS, TAGS, TRAITS, Resolver
 from .types import INT, Type
 
@@ -40,7 +40,7 @@ GAME_SETTINGS = {"max_rounds": INT, "default_terrain": Type("terrain")}
 def declare(loaded: LoadedPacks) -> RuleSet:
     rules = RuleSet(packs=loaded.pack_names, sources=dict(loaded.sources))
     diags: list[Diagnostic] = []
-    table, fields_decls = _register(loaded)
+    table, fields_decls = register_packs(loaded)
     resolver = Resolver(table, loaded.pack_names, loaded.aliases,
                         Declarers(loaded.roots, set(loaded.pack_names)))
     rules.qualified = {f"{p}.{e.name}": e.key for entries in table.by_name.values() for e in entries
@@ -355,29 +355,6 @@ def _word_span(rules: RuleSet, file: str, span: Span, word: str) -> Span:
 def _guess(name, pool) -> str | None:
     g = did_you_mean(name, list(pool))
     return f"did you mean '{g}'?" if g else None
-
-
-def _register(loaded: LoadedPacks) -> tuple[NameTable, list[tuple[ast.FieldsDecl, str, str]]]:
-    """Every declaration of every pack in the name table, keys given; and the ``fields``
-    blocks, which add to a kind and declare no name of their own."""
-    table = NameTable(loaded.visible)
-    fields_decls: list[tuple[ast.FieldsDecl, str, str]] = []
-    for module in loaded.modules:
-        pack = pack_name(module)
-        for decl in module.decls:
-            span = decl.name_span if decl.name_span.line else decl.span
-            if isinstance(decl, ast.FieldsDecl):
-                fields_decls.append((decl, pack, module.path))
-                continue
-            if isinstance(decl, ast.EnumDecl):
-                for value in decl.values:
-                    table.register(value, decl, pack, module.path, span, value_of=decl)
-            if isinstance(decl, ast.DieDecl):
-                for face in decl.faces:
-                    table.register_face(face.label, decl, pack, module.path, face.span)
-            table.register(decl.name, decl, pack, module.path, span)
-    table.assign_keys()
-    return table, fields_decls
 
 
 def _value_key(table: NameTable, enum: ast.EnumDecl, value: str) -> str:

@@ -1,11 +1,11 @@
 """Which packs on the rules roots declare a name, loaded or not: the fix for a missing ``use``.
 
-A pack checked alone that writes ``is creature`` without ``use battlelore.creatures`` would
-otherwise hear "declare it with 'trait creature { … }'", which is wrong: the trait exists,
-the pack just does not use the pack that declares it. Checked through a scenario that also
-loads ``battlelore.creatures``, the same line is C009 "declared in pack
-'battlelore.creatures', which this pack does not use". Looking the name up in the packs on
-the roots gives the same diagnostic both ways (issue 15, defects 1 and 2).
+A pack checked alone that writes ``is beast`` without ``use base.beasts`` would otherwise
+hear "declare it with 'trait beast { … }'", which is wrong: the trait exists, the pack just
+does not use the pack that declares it. Checked through a scenario that also loads
+``base.beasts``, the same line is C009 "declared in pack 'base.beasts', which this pack does
+not use". Looking the name up in the packs on the roots gives the same diagnostic both ways
+(issue 15, defects 1 and 2).
 
 Only asked after a name is found nowhere among the loaded packs, so it costs nothing when
 packs are right. The packs are parsed with the ordinary (cached) parser; only files inside

@@ -18,7 +18,7 @@ from .builtins import AGGREGATES, BUILTINS, PURE
 from .model import RuleSet
 from .names import BUILTIN_KINDS, SUPER
 from .resolve import (ANY_SORT, CALLABLE, EVENTS, TABLES, TRAITS_AND_DEFINITIONS, TYPES, VALUES,
-                      Resolver, Sorts, sorts)
+                      Resolver, Sorts, leading_qualified, sorts)
 from .types import (ANY, BOOL, DIE, FN, GAME, HEX, INT, NONE, SIDE, TEXT, Type,
                     compatible, is_numeric, list_of)
 
@@ -141,31 +141,9 @@ class Lowerer:
         return ""
 
     def unqualified(self, ctx: Context, scope: Scope, node: ast.Expr) -> ast.Expr:
-        """``node`` with a leading qualified name (``bl.hit``, ``battlelore.core.banner.x``)
-        made one :class:`ast.Name`; ``node`` itself when it starts with no pack or alias.
-
-        The parser reads ``bl.hit`` as the field ``hit`` of ``bl``; only here, knowing the
-        packs, aliases and local names, can the two be told apart. A local name wins.
-        """
-        if not isinstance(node, ast.Field):
-            return node
-        chain: list[ast.Field] = []
-        head: ast.Expr = node
-        while isinstance(head, ast.Field):
-            chain.append(head)
-            head = head.obj
-        if not isinstance(head, ast.Name) or head.name == "game" or scope.lookup(head.name) is not None:
-            return node
-        chain.reverse()
-        parts = [head.name] + [f.name for f in chain]
-        split = self.resolver.split(ctx.pack, parts)
-        if split is None:
-            return node
-        n = split[1]
-        qualified: ast.Expr = ast.Name(".".join(parts[:n + 1]), span=chain[n - 1].span)
-        for f in chain[n:]:
-            qualified = ast.Field(qualified, f.name, span=f.span)
-        return qualified
+        """``node`` with a leading qualified name made one :class:`ast.Name` (see
+        :func:`.resolve.leading_qualified`); a local name is never a qualifier."""
+        return leading_qualified(self.resolver, ctx.pack, lambda name: scope.lookup(name) is not None, node)
 
     def resolve_type(self, ctx: Context, ref: ast.TypeRef) -> Type:
         if ref.name == "list":

@@ -1,7 +1,7 @@
 """The name table: every declaration of every pack, who declares it, duplicates and overrides.
 
-Names belong to their pack. ``battlelore.core`` declaring ``hit`` and an unrelated mod
-declaring ``hit`` are two things, ``battlelore.core.hit`` and ``mod.hit``; a pack sees the
+Names belong to their pack. ``base.core`` declaring ``hit`` and an unrelated mod
+declaring ``hit`` are two things, ``base.core.hit`` and ``mod.hit``; a pack sees the
 names of its own pack and of the packs it uses (:mod:`.resolve` finds what a written name
 means). Within what one pack sees a name is still declared once: a pack that declares a name
 a pack it uses already declares must say ``override`` — a forgotten ``override`` would
@@ -18,7 +18,7 @@ any other.
 
 Each declared thing gets one *key*, its name in the compiled :class:`RuleSet` (and so in
 the runtime, the graph and the event log): the name as written when no other pack of the
-rule set declares that name, else the qualified name (``battlelore.core.hit``). Rule sets
+rule set declares that name, else the qualified name (``base.core.hit``). Rule sets
 whose names do not collide therefore compile exactly as before namespaces existed, and a
 collision never privileges one pack over the other.
 """
@@ -31,6 +31,7 @@ from pathlib import PurePath
 from ..dsl import ast
 from ..dsl.diagnostics import Diagnostic, Severity, Span, error
 from .builtins import BUILTINS
+from .packs import LoadedPacks, pack_name
 
 DUPLICATE = "C002"
 BAD_OVERRIDE = "C012"
@@ -266,6 +267,29 @@ class NameTable:
         """The declarations to compile, in order: each thing's declaration in force, then the
         replaced declarations an override's super(…) calls (under their kept keys)."""
         return [e for e in self.order if e.sort not in (ENUM_VALUE, FACE)]
+
+
+def register_packs(loaded: LoadedPacks) -> tuple[NameTable, list[tuple[ast.FieldsDecl, str, str]]]:
+    """Every declaration of every pack in the name table, keys given; and the ``fields``
+    blocks, which add to a kind and declare no name of their own."""
+    table = NameTable(loaded.visible)
+    fields_decls: list[tuple[ast.FieldsDecl, str, str]] = []
+    for module in loaded.modules:
+        pack = pack_name(module)
+        for decl in module.decls:
+            span = decl.name_span if decl.name_span.line else decl.span
+            if isinstance(decl, ast.FieldsDecl):
+                fields_decls.append((decl, pack, module.path))
+                continue
+            if isinstance(decl, ast.EnumDecl):
+                for value in decl.values:
+                    table.register(value, decl, pack, module.path, span, value_of=decl)
+            if isinstance(decl, ast.DieDecl):
+                for face in decl.faces:
+                    table.register_face(face.label, decl, pack, module.path, face.span)
+            table.register(decl.name, decl, pack, module.path, span)
+    table.assign_keys()
+    return table, fields_decls
 
 
 def _a(noun: str) -> str:

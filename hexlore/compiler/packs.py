@@ -62,7 +62,7 @@ class LoadedPacks:
     #: names mentioned in text that syntax-error recovery dropped: later stages do not report
     #: them as undefined or unused, since the syntax error is the real problem
     skipped: set[str] = field(default_factory=set)
-    #: pack -> its aliases (``use battlelore.core as bl``: bl -> battlelore.core)
+    #: pack -> its aliases (``use base.core as bc``: bc -> base.core)
     aliases: dict[str, dict[str, str]] = field(default_factory=dict)
     #: where packs were looked for (to tell which pack declares a name no loaded pack has)
     roots: list[Path] = field(default_factory=list)

@@ -4,8 +4,8 @@ A pack sees its own names and those of the packs it uses (directly or through ot
 packs). A name is written
 
 - unqualified (``hit``) when exactly one pack it sees declares it;
-- qualified by the declaring pack (``battlelore.core.hit``) or by an alias of it
-  (``use battlelore.core as bl``, then ``bl.hit``) when several do.
+- qualified by the declaring pack (``base.core.hit``) or by an alias of it
+  (``use base.core as bc``, then ``bc.hit``) when several do.
 
 Lookups are by *sort* (a call looks among functions and procedures, ``is`` among traits and
 definitions…), so a function ``x`` of one pack and a tag ``x`` of another never make a
@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..dsl import ast
 from ..dsl.diagnostics import Diagnostic, Span, error
 from .names import AMBIGUOUS, Entry, NameTable
 
@@ -140,3 +141,32 @@ class Resolver:
                          "qualify a name by a pack this pack uses (battlelore.core.hit) or by an alias "
                          "of one ('use battlelore.core as bl', then bl.hit)")
         return None
+
+
+def leading_qualified(resolver: Resolver, pack: str, is_local: Callable[[str], bool], node: ast.Expr) -> ast.Expr:
+    """``node`` with a leading qualified name (``bl.hit``, ``base.core.knight.title``) made one
+    :class:`ast.Name` (``bl.hit``, ``base.core.knight`` with the field ``title`` on it);
+    ``node`` itself when it starts with no pack or alias.
+
+    The parser reads ``bl.hit`` as the field ``hit`` of ``bl``; only the compiler, knowing
+    the packs, the aliases and the local names, can tell the two apart. A local name wins.
+    """
+    if not isinstance(node, ast.Field):
+        return node
+    chain: list[ast.Field] = []
+    head: ast.Expr = node
+    while isinstance(head, ast.Field):
+        chain.append(head)
+        head = head.obj
+    if not isinstance(head, ast.Name) or head.name == "game" or is_local(head.name):
+        return node
+    chain.reverse()
+    parts = [head.name] + [f.name for f in chain]
+    split = resolver.split(pack, parts)
+    if split is None:
+        return node
+    n = split[1]
+    qualified: ast.Expr = ast.Name(".".join(parts[:n + 1]), span=chain[n - 1].span)
+    for f in chain[n:]:
+        qualified = ast.Field(qualified, f.name, span=f.span)
+    return qualified

@@ -131,7 +131,7 @@ def check_usage(loaded: LoadedPacks, rules: RuleSet, found: list[Diagnostic]) ->
             refs: set[str] = set()
             _references(decl, refs)
             for name in refs:
-                # a qualified mention (bl.hit, battlelore.core.hit) mentions the plain name
+                # a qualified mention (bc.hit, base.core.hit) mentions the plain name
                 mentioned_by.setdefault(name.rpartition(".")[2], set()).add(id(decl))
     diags: list[Diagnostic] = []
     for module in loaded.modules:
