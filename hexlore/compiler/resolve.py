@@ -57,6 +57,8 @@ class Found:
     entry: Entry | None = None
     problem: str | None = None
     candidates: list[str] = field(default_factory=list)
+    #: for an undefined name: the sorts looked among (to search the packs not loaded)
+    accept: Sorts | None = None
 
     @property
     def key(self) -> str | None:
@@ -73,6 +75,8 @@ class Resolver:
         self.aliases = aliases
         #: name, sorts -> packs not loaded that declare it (for the hint of a missing 'use')
         self.elsewhere = elsewhere
+        #: (pack, name, sorts) -> what was found: a pack names the same things many times
+        self._found: dict[tuple[str | None, str, Sorts], Found] = {}
 
     def sees(self, pack: str | None, owner: str) -> bool:
         """Whether ``pack`` sees the names of ``owner``; ``None`` (a scenario) sees every pack."""
@@ -94,7 +98,15 @@ class Resolver:
         return None
 
     def find(self, pack: str | None, written: str, accept: Sorts) -> Found:
-        """What ``written`` names in ``pack`` among the sorts ``accept`` allows."""
+        """What ``written`` names in ``pack`` among the sorts ``accept`` allows (kept: the
+        table does not change once the names are registered)."""
+        key = (pack, written, accept)
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = self._find(pack, written, accept)
+        return found
+
+    def _find(self, pack: str | None, written: str, accept: Sorts) -> Found:
         if "." in written:
             qualifier, _, name = written.rpartition(".")
             target = self.qualifier(pack, qualifier)
@@ -114,15 +126,17 @@ class Resolver:
             return Found(problem="ambiguous", candidates=sorted(e.qualified for e in seen))
         if entries:
             return Found(problem="hidden", candidates=sorted({e.owner for e in entries}))
-        if self.elsewhere is not None:
-            owners = self.elsewhere(written, accept)
-            if owners:
-                return Found(problem="hidden", candidates=owners)
-        return Found(problem="undefined")
+        return Found(problem="undefined", candidates=[written], accept=accept)
 
     def problem(self, found: Found, written: str, file: str, span: Span) -> Diagnostic | None:
-        """C009 or C020 for a lookup that found a reason; None for an undefined name (the
-        caller says what was expected there, C003)."""
+        """C009 or C020 for a lookup that found a reason; None for a name no pack on the roots
+        declares (the caller says what was expected there, C003). Packs not loaded are searched
+        only here, when a name is reported: a built-in's name is looked up first too."""
+        if found.problem == "undefined" and found.accept is not None and self.elsewhere is not None \
+                and "." not in written:
+            owners = self.elsewhere(written, found.accept)
+            if owners:
+                found = Found(problem="hidden", candidates=owners)
         if found.problem == "hidden":
             owners = found.candidates
             packs = " or ".join(f"'{o}'" for o in owners[:3])
