@@ -246,3 +246,18 @@ def test_a_scenario_name_two_packs_declare_is_ambiguous_unqualified(tmp_path):
     hints = {d.code: d.hint for d in diagnostics if d.is_error}
     assert hints["S103"] == "several packs declare 'ogre': write one of mods.ogres.ogre, mods.trolls.ogre"
     assert "mods.ogres.roar, mods.trolls.roar" in [d.hint for d in diagnostics if "roar" in d.message][0]
+
+
+def test_an_override_of_a_name_two_used_packs_declare_is_ambiguous(tmp_path):
+    files = dict(MODS)
+    files["mods/both.lore"] = """
+        pack mods.both
+        use mods.ogres
+        use mods.trolls
+
+        override function strength(u: unit) -> int = 5
+        function loudness() -> int = 1
+    """
+    got = errors(compile_packs(write(tmp_path, files)))
+    assert got[0].startswith("C020 the override of 'strength' is ambiguous: 2 packs this pack uses declare it"), got
+    assert got[1].startswith("C012 'loudness' replaces the declaration of pack 'mods.ogres'"), got

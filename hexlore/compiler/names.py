@@ -185,11 +185,12 @@ class NameTable:
                               "remove 'override': no used pack declares this name")
             self._new(name, sort, decl, pack, file, span)
             return
-        if len(seen) > 1:
+        if len(seen) > 1 and decl.override and value_of is None:
             listed = ", ".join(f"'{e.qualified}'" for e in seen)
-            self._err(AMBIGUOUS, f"'{name}' is declared by {len(seen)} packs this pack uses: {listed}", file, span,
-                      "choose another name; an override replaces the declaration of one pack, so the packs "
-                      "it uses may declare its name only once")
+            self._err(AMBIGUOUS, f"the override of '{name}' is ambiguous: {len(seen)} packs this pack uses declare "
+                      f"it ({listed})", file, span,
+                      "an override replaces the declaration of one pack: override it in a pack that uses that "
+                      "pack and not the others")
             return
         earlier = seen[0]
         owner = earlier.owner
