@@ -261,3 +261,16 @@ def test_an_override_of_a_name_two_used_packs_declare_is_ambiguous(tmp_path):
     got = errors(compile_packs(write(tmp_path, files)))
     assert got[0].startswith("C020 the override of 'strength' is ambiguous: 2 packs this pack uses declare it"), got
     assert got[1].startswith("C012 'loudness' replaces the declaration of pack 'mods.ogres'"), got
+
+
+def test_a_call_or_event_of_a_pack_not_used_names_that_pack(tmp_path):
+    """Calls and events that no loaded pack declares are looked up in the packs on the roots."""
+    rules = compile_packs(write(tmp_path, {"mods/m.lore": """
+        pack mods.m
+        use battlelore.core
+
+        procedure p(u: unit) "Entry" { emit critical_roll(creature: u, faces: [], killed: false) }
+        trigger t after trampled { stop }
+    """}))
+    shown = [(d.code, d.hint) for d in rules.diagnostics if d.is_error]
+    assert shown == [("C009", "add 'use battlelore.creatures' at the top of this file")] * 2, shown

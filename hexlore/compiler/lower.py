@@ -18,7 +18,7 @@ from .builtins import AGGREGATES, BUILTINS, PURE
 from .model import RuleSet
 from .names import BUILTIN_KINDS, SUPER
 from .resolve import (ANY_SORT, CALLABLE, EVENTS, TABLES, TRAITS_AND_DEFINITIONS, TYPES, VALUES,
-                      Resolver, Sorts, leading_qualified, sorts)
+                      Found, Resolver, Sorts, leading_qualified, sorts)
 from .types import (ANY, BOOL, DIE, FN, GAME, HEX, INT, NONE, SIDE, TEXT, Type,
                     compatible, is_numeric, list_of)
 
@@ -109,16 +109,18 @@ class Lowerer:
     def origin(self, ctx: Context, node: ast.Node) -> ir.Origin:
         return ir.Origin(ctx.file, node.span)
 
-    def lookup(self, ctx: Context, written: str, span: Span, accept: Sorts) -> str | None:
+    def lookup(self, ctx: Context, written: str, span: Span, accept: Sorts, missing: bool = True) -> str | None:
         """The key of what ``written`` names from ctx's pack; "" when it names nothing for a
         reason already reported (C009, C020); None when no pack declares it (the caller
-        reports C003, saying what it expected)."""
+        reports C003, saying what it expected). ``missing``: a name no loaded pack declares is
+        an error here, so the packs not loaded are searched for the hint (C009)."""
         found = self.resolver.find(ctx.pack, written, accept)
         if found.entry is not None:
             if "." in written:
                 self.written_qualified.add(found.entry.name)
             return found.entry.key
-        problem = self.resolver.problem(found, written, ctx.file, span)
+        problem = self.resolver.problem(found, written, ctx.file, span,
+                                        search=missing and written not in self.skipped)
         if problem is None:
             return None
         self.diagnostics.append(problem)
@@ -134,7 +136,7 @@ class Lowerer:
             return found.entry.key
         if written in BUILTINS:
             return None
-        problem = self.resolver.problem(found, written, ctx.file, span)
+        problem = self.resolver.problem(found, written, ctx.file, span, search=False)
         if problem is None:
             return None
         self.diagnostics.append(problem)
@@ -200,7 +202,7 @@ class Lowerer:
         if name == "game":
             return ir.GameRef(origin=o), GAME
         rules = self.rules
-        key = self.lookup(ctx, name, node.span, VALUES)
+        key = self.lookup(ctx, name, node.span, VALUES, missing=False)
         if key in rules.options:
             return ir.OptionRef(key, origin=o), rules.options[key].type
         if key in rules.symbols:
@@ -224,6 +226,12 @@ class Lowerer:
             return  # in a trigger on an unknown event (already reported) any name may be an argument
         if kind == "name" and self.no_subject(ctx, scope, name, span):
             return
+        if name not in self.resolver.table.by_name:  # (a loaded name here is misused, not missing)
+            accept = {"call": CALLABLE, "event": EVENTS}.get(kind, VALUES)
+            elsewhere = self.resolver.problem(Found(problem="undefined", accept=accept), name, ctx.file, span)
+            if elsewhere is not None:  # a pack this pack does not use declares it (C009)
+                self.diagnostics.append(elsewhere)
+                return
         pool = scope.all_names() | set(self.rules.options) | set(self.rules.symbols) | \
             set(self.rules.definitions) | set(self.rules.dice) | {"game"}
         if kind == "call":
@@ -335,7 +343,7 @@ class Lowerer:
     def x_Index(self, ctx, scope, node: ast.Index):
         o = self.origin(ctx, node)
         head = self.unqualified(ctx, scope, node.obj)
-        found = (self.lookup(ctx, head.name, head.span, TABLES)
+        found = (self.lookup(ctx, head.name, head.span, TABLES, missing=False)
                  if isinstance(head, ast.Name) and scope.lookup(head.name) is None else None)
         if found == "":
             self.expr(ctx, scope, node.key)
@@ -454,7 +462,7 @@ class Lowerer:
                 for (pname, ptype), a in zip(b.params, node.args):
                     if ptype == FN:
                         ref = self.unqualified(ctx, scope, a.value)
-                        fn_key = (self.lookup(ctx, ref.name, ref.span, sorts("function"))
+                        fn_key = (self.lookup(ctx, ref.name, ref.span, sorts("function"), missing=False)
                                   if isinstance(ref, ast.Name) and scope.lookup(ref.name) is None else None)
                         if fn_key in rules.functions:
                             lowered_args.append(ir.FunctionRef(fn_key, origin=self.origin(ctx, a)))
@@ -628,7 +636,7 @@ class Lowerer:
         if ctx.pure:
             self.err(ctx, IMPURE, f"events cannot be emitted in {ctx.what}", node.span,
                      "emit events from procedures and triggers")
-        key = self.lookup(ctx, node.event, node.span, EVENTS)
+        key = self.lookup(ctx, node.event, node.span, EVENTS, missing=False)
         event = self.rules.events.get(key) if key else None
         if event is None:
             if key is None:

@@ -128,11 +128,12 @@ class Resolver:
             return Found(problem="hidden", candidates=sorted({e.owner for e in entries}))
         return Found(problem="undefined", candidates=[written], accept=accept)
 
-    def problem(self, found: Found, written: str, file: str, span: Span) -> Diagnostic | None:
+    def problem(self, found: Found, written: str, file: str, span: Span, search: bool = True) -> Diagnostic | None:
         """C009 or C020 for a lookup that found a reason; None for a name no pack on the roots
         declares (the caller says what was expected there, C003). Packs not loaded are searched
-        only here, when a name is reported: a built-in's name is looked up first too."""
-        if found.problem == "undefined" and found.accept is not None and self.elsewhere is not None \
+        only here, when a name is to be reported (``search``): never for a built-in's name, a
+        name a syntax error dropped, or a lookup that may still find the name elsewhere."""
+        if search and found.problem == "undefined" and found.accept is not None and self.elsewhere is not None \
                 and "." not in written:
             owners = self.elsewhere(written, found.accept)
             if owners:
