@@ -81,14 +81,14 @@ def test_the_shorthand_and_the_do_item_are_the_same_action():
 
 
 def test_a_list_of_actions_runs_in_order():
-    cast = "{call: sk_casting_roll, with: {caster: mage, s: sk_firebolt, target: guards, dice: 2}}"
-    one = answer(SKIRMISH, cast, ["mage.sk_corruption"]).marginal("mage.sk_corruption")
-    two = answer(SKIRMISH, f"[{cast}, {cast}]", ["mage.sk_corruption"])
+    cast = "{call: casting_roll, with: {caster: mage, s: firebolt, target: guards, dice: 2}}"
+    one = answer(SKIRMISH, cast, ["mage.corruption"]).marginal("mage.corruption")
+    two = answer(SKIRMISH, f"[{cast}, {cast}]", ["mage.corruption"])
     convolution: dict = {}
     for a, p in one.items():
         for b, q in one.items():
             convolution[a + b] = convolution.get(a + b, 0) + p * q
-    assert two.marginal("mage.sk_corruption") == convolution
+    assert two.marginal("mage.corruption") == convolution
 
 
 def test_a_rule_failing_in_one_branch_says_which_dice_led_there():

@@ -100,34 +100,34 @@ def test_forced_rolls_keep_the_order_the_test_wrote(battle_die):
 
 
 # ---------------------------------------------------------------- against icepool
-@pytest.mark.parametrize("caster, spell, dice", [("mage", "sk_mend", 1), ("mage", "sk_firebolt", 2),
-                                                  ("archmage", "sk_firebolt", 3), ("archmage", "sk_lightning", 3)])
+@pytest.mark.parametrize("caster, spell, dice", [("mage", "mend", 1), ("mage", "firebolt", 2),
+                                                  ("archmage", "firebolt", 3), ("archmage", "lightning", 3)])
 def test_casting_success_is_icepools_sum(caster, spell, dice):
-    difficulty = {"sk_mend": 5, "sk_firebolt": 7, "sk_lightning": 10}[spell]
-    result = exact(SKIRMISH, f"sk_casting_roll(caster: {caster}, s: {spell}, target: guards, dice: {dice})",
-                   ["event:sk_casting.success", "event:sk_casting.total"])
-    assert result.chance("event:sk_casting.success", True) == (dice @ icepool.d6).probability(">=", difficulty)
-    assert result.marginal("event:sk_casting.total") == as_dict(dice @ icepool.d6)
+    difficulty = {"mend": 5, "firebolt": 7, "lightning": 10}[spell]
+    result = exact(SKIRMISH, f"casting_roll(caster: {caster}, s: {spell}, target: guards, dice: {dice})",
+                   ["event:casting.success", "event:casting.total"])
+    assert result.chance("event:casting.success", True) == (dice @ icepool.d6).probability(">=", difficulty)
+    assert result.marginal("event:casting.total") == as_dict(dice @ icepool.d6)
 
 
 @pytest.mark.parametrize("dice", [1, 2, 3])
 def test_corruption_is_icepools_count_of_matching_dice(dice):
-    result = exact(SKIRMISH, f"sk_casting_roll(caster: archmage, s: sk_firebolt, target: guards, dice: {dice})",
-                   ["archmage.sk_corruption"])
+    result = exact(SKIRMISH, f"casting_roll(caster: archmage, s: firebolt, target: guards, dice: {dice})",
+                   ["archmage.corruption"])
 
     def corruption(faces: tuple) -> int:  # each group of k equal dice: k - 1 points
         return sum(faces.count(v) - 1 for v in set(faces))
 
     expected = icepool.d6.pool(dice).expand().map(corruption)
-    assert result.marginal("archmage.sk_corruption") == as_dict(expected)
+    assert result.marginal("archmage.corruption") == as_dict(expected)
 
 
 @pytest.mark.parametrize("target, ranged", [("guards", False), ("hidden", True)])
 def test_save_roll_is_icepools_count_of_saves(target, ranged):
     need = 5 - (1 if ranged else 0)  # soldiers' armour 5; in a forest, -1 against ranged attacks
-    result = exact(SKIRMISH, f"sk_save_roll(target: {target}, damage: 4, ranged: {str(ranged).lower()})",
-                   ["event:sk_saves.saved"])
-    assert result.marginal("event:sk_saves.saved") == as_dict(4 @ (icepool.d6 >= need))
+    result = exact(SKIRMISH, f"save_roll(target: {target}, damage: 4, ranged: {str(ranged).lower()})",
+                   ["event:saves.saved"])
+    assert result.marginal("event:saves.saved") == as_dict(4 @ (icepool.d6 >= need))
 
 
 def test_westeros_attack_faces_match_icepool():

@@ -251,13 +251,13 @@ def test_french_step_eight_counts_only_results_that_hit_for_everyone(tmp_path):
 
 
 # ---------------------------------------------------------------- save roll and corruption (seed 004)
-# The real packs (rules/skirmish), die sk_d6 (faces 1..6).
+# The real packs (rules/skirmish), die d6 (faces 1..6).
 SKIRMISH = str(FIXTURES / "skirmish_rolls.yaml")
 # per unit type: (skill, attacks, armour, hp, damage)
-SK = {"sk_archers": (4, 2, 6, 2, 1), "sk_soldiers": (3, 3, 5, 3, 1), "sk_knights": (3, 3, 4, 4, 2),
-      "sk_militia": (4, 2, 6, 2, 1)}
-SK_UNITS = {"archers": "sk_archers", "soldiers": "sk_soldiers", "knights": "sk_knights", "militia": "sk_militia",
-            "guards": "sk_soldiers", "champion": "sk_knights", "hidden": "sk_soldiers"}
+SK = {"archers": (4, 2, 6, 2, 1), "soldiers": (3, 3, 5, 3, 1), "knights": (3, 3, 4, 4, 2),
+      "militia": (4, 2, 6, 2, 1)}
+SK_UNITS = {"archers": "archers", "soldiers": "soldiers", "knights": "knights", "militia": "militia",
+            "guards": "soldiers", "champion": "knights", "hidden": "soldiers"}
 
 
 def at_least(need: int) -> Fraction:
@@ -275,7 +275,7 @@ def binomial(n: int, p: Fraction) -> dict:
     ("militia", 2, True, 1),    # armour 6, ranged but in the open: no cover, 1/6
     ("hidden", 3, False, 1),    # in a forest, but cover helps only against ranged attacks: 1/3
     ("hidden", 3, True, 1),     # in a forest, ranged: need 5 - 1 = 4, 1/2
-    ("hidden", 2, True, 2),     # option sk_cover_bonus 2: need 3, 2/3
+    ("hidden", 2, True, 2),     # option cover_bonus 2: need 3, 2/3
 ])
 def test_save_roll_loses_each_point_with_the_closed_form_chance(tmp_path, target, damage, ranged, cover_bonus):
     """One d6 per point of damage; a die at or above armour (less the cover bonus against
@@ -285,17 +285,17 @@ def test_save_roll_loses_each_point_with_the_closed_form_chance(tmp_path, target
     if cover_bonus != 1:
         scenario = str(tmp_path / "cover.yaml")
         Path(scenario).write_text((FIXTURES / "skirmish_rolls.yaml").read_text("utf-8")
-                                  + f"options: {{sk_cover_bonus: {cover_bonus}}}\n", "utf-8")
+                                  + f"options: {{cover_bonus: {cover_bonus}}}\n", "utf-8")
     need = SK[SK_UNITS[target]][2] - (cover_bonus if ranged and target == "hidden" else 0)
-    result = exact(scenario, f"sk_save_roll(target: {target}, damage: {damage}, ranged: {str(ranged).lower()})",
-                   ["event:sk_saves.lost", "event:sk_saves.need"])
-    assert result.marginal("event:sk_saves.need") == {need: 1}
-    assert result.marginal("event:sk_saves.lost") == binomial(damage, 1 - at_least(need))
+    result = exact(scenario, f"save_roll(target: {target}, damage: {damage}, ranged: {str(ranged).lower()})",
+                   ["event:saves.lost", "event:saves.need"])
+    assert result.marginal("event:saves.need") == {need: 1}
+    assert result.marginal("event:saves.lost") == binomial(damage, 1 - at_least(need))
 
 
 @pytest.mark.parametrize("attacker, target", [("archers", "hidden"), ("archers", "militia"), ("knights", "hidden")])
 def test_a_whole_shot_matches_the_closed_form(attacker, target):
-    """sk_shoot: to-hit then saves. Each attack die independently hits (>= skill) and, if it
+    """shoot: to-hit then saves. Each attack die independently hits (>= skill) and, if it
     does, deals `damage` points each lost with chance q = 1 - P(save), so the points lost by one
     die are 0 w.p. 1 - h + h(1-q)^dmg, and j (1 <= j <= dmg) w.p. h C(dmg, j) q^j (1-q)^(dmg-j); the
     attack's loss is the sum over its dice (a convolution), the hit points left max(0, hp - loss)."""
@@ -315,9 +315,9 @@ def test_a_whole_shot_matches_the_closed_form(attacker, target):
     left: dict = {}
     for k, p in loss.items():
         add(left, max(0, hp - k), p)
-    result = exact(SKIRMISH, f"sk_shoot(attacker: {attacker}, target: {target})",
-                   [f"{target}.sk_hp", f"{target}.alive"])
-    assert result.marginal(f"{target}.sk_hp") == left
+    result = exact(SKIRMISH, f"shoot(attacker: {attacker}, target: {target})",
+                   [f"{target}.hp", f"{target}.alive"])
+    assert result.marginal(f"{target}.hp") == left
     assert result.chance(f"{target}.alive", False) == left.get(0, 0)
 
 
@@ -333,8 +333,8 @@ def ways_to_reach(n: int, total: int) -> int:
 
 
 @pytest.mark.parametrize("caster, spell, dice", [
-    ("mage", "sk_mend", 1), ("mage", "sk_firebolt", 2), ("archmage", "sk_firebolt", 2),
-    ("archmage", "sk_lightning", 3), ("mage", "sk_firebolt", 3),  # the mage's power 2 caps the dice
+    ("mage", "mend", 1), ("mage", "firebolt", 2), ("archmage", "firebolt", 2),
+    ("archmage", "lightning", 3), ("mage", "firebolt", 3),  # the mage's power 2 caps the dice
 ])
 def test_casting_success_and_corruption_closed_forms(caster, spell, dice):
     """The casting roll: n = min(dice, power) d6. Success: the sum reaches the difficulty,
@@ -342,15 +342,15 @@ def test_casting_success_and_corruption_closed_forms(caster, spell, dice):
     each group of k equal dice gives k - 1, so corruption = n - (distinct faces), and
     P(j distinct faces) = C(6, j) j! S(n, j) / 6^n (S: Stirling numbers of the second kind)."""
     power = {"mage": 2, "archmage": 3}[caster]
-    difficulty = {"sk_mend": 5, "sk_firebolt": 7, "sk_lightning": 10}[spell]
-    target = "soldiers" if spell == "sk_mend" else "guards"
+    difficulty = {"mend": 5, "firebolt": 7, "lightning": 10}[spell]
+    target = "soldiers" if spell == "mend" else "guards"
     n = min(dice, power)
-    result = exact(SKIRMISH, f"sk_casting_roll(caster: {caster}, s: {spell}, target: {target}, dice: {dice})",
-                   [f"{caster}.sk_corruption", "event:sk_casting.success", "event:sk_corrupted"])
+    result = exact(SKIRMISH, f"casting_roll(caster: {caster}, s: {spell}, target: {target}, dice: {dice})",
+                   [f"{caster}.corruption", "event:casting.success", "event:corrupted"])
     success = Fraction(sum(ways_to_reach(n, t) for t in range(difficulty, 6 * n + 1)), 6 ** n)
-    assert result.chance("event:sk_casting.success", True) == success
+    assert result.chance("event:casting.success", True) == success
     corruption = {n - j: Fraction(math.comb(6, j) * math.factorial(j) * stirling2(n, j), 6 ** n)
                   for j in range(1, n + 1)}
-    assert result.marginal(f"{caster}.sk_corruption") == corruption
-    # "a double appears": at least two equal dice, 1 - 6!/(6-n)!/6^n; sk_corrupted is emitted then
-    assert result.chance("event:sk_corrupted", 1) == 1 - Fraction(math.perm(6, n), 6 ** n)
+    assert result.marginal(f"{caster}.corruption") == corruption
+    # "a double appears": at least two equal dice, 1 - 6!/(6-n)!/6^n; corrupted is emitted then
+    assert result.chance("event:corrupted", 1) == 1 - Fraction(math.perm(6, n), 6 ** n)

@@ -18,8 +18,8 @@ from hexlore.api import open_scenario
 from hexlore.runtime.engine.game import Game
 
 VILLAGE = ROOT / "scenarios" / "skirmish" / "village_raid.yaml"
-PROFILE_AP = {"sk_soldiers": 4, "sk_militia": 4, "sk_archers": 4, "sk_knights": 6, "sk_peasants": 3,
-              "sk_mage": 3, "sk_archmage": 3}
+PROFILE_AP = {"soldiers": 4, "militia": 4, "archers": 4, "knights": 6, "peasants": 3,
+              "mage": 3, "archmage": 3}
 
 
 @pytest.fixture(scope="module")
@@ -44,22 +44,22 @@ def check_battle(village, result, text: str) -> None:
     assert result.rounds <= 5
     # the battle starts with the action "Engager un combat": the raiders (south) engage the
     # village's defenders (north) before anything else happens
-    assert events[0]["event"] == "sk_battle_engaged"
+    assert events[0]["event"] == "battle_engaged"
     assert events[0]["args"] == {"attacker": "south", "defender": "north"}
     if result.winner is None:
-        assert result.rounds == 5 and events[-1]["event"] == "sk_battle_over"
+        assert result.rounds == 5 and events[-1]["event"] == "battle_over"
     else:
         loser = {"north": "south", "south": "north"}[result.winner]
-        assert any(e["event"] == "sk_side_eliminated" and e["args"]["side"] == loser for e in events)
+        assert any(e["event"] == "side_eliminated" and e["args"]["side"] == loser for e in events)
     # deployment: the defender (north) first, then the sides alternate while both have units left
-    turns = [e["args"]["side"] for e in events if e["event"] == "sk_deployment_turn"]
+    turns = [e["args"]["side"] for e in events if e["event"] == "deployment_turn"]
     assert turns[0] == "north" and all(a != b for a, b in zip(turns, turns[1:]))
     # each unit is activated at most once a round and never spends more points than it has
-    per_round = Counter((e["round"], e["args"]["unit"]) for e in events if e["event"] == "sk_activation")
+    per_round = Counter((e["round"], e["args"]["unit"]) for e in events if e["event"] == "activation")
     assert max(per_round.values()) == 1
     spent: dict[tuple, int] = Counter()
     for e in events:
-        if e["event"] == "sk_moved":
+        if e["event"] == "moved":
             a = e["args"]
             spent[(e["round"], a["unit"])] += a["cost"]
             assert a["ap_left"] >= 0 and a["cost"] >= 1
@@ -68,12 +68,12 @@ def check_battle(village, result, text: str) -> None:
     # dice read from the log: hits, saves and corruption follow the text
     for e in events:
         a = e["args"]
-        if e["event"] == "sk_to_hit":
+        if e["event"] == "to_hit":
             assert a["hits"] == sum(int(f) >= a["need"] for f in a["faces"])
-        elif e["event"] == "sk_saves":
+        elif e["event"] == "saves":
             assert a["saved"] == sum(int(f) >= a["need"] for f in a["faces"])
             assert a["lost"] == len(a["faces"]) - a["saved"]
-        elif e["event"] == "sk_casting":
+        elif e["event"] == "casting":
             faces = [int(f) for f in a["faces"]]
             assert a["total"] == sum(faces)
             assert a["corruption"] == sum(n - 1 for n in Counter(faces).values() if n >= 2)
@@ -91,7 +91,7 @@ def test_greedy_sides_fight_and_the_rules_hold(village):
         result, text = play(village, seed, "greedy")
         check_battle(village, result, text)
         outcomes.append(text)
-    assert any('"sk_to_hit"' in t for t in outcomes)
+    assert any('"to_hit"' in t for t in outcomes)
 
 
 # The 1,000 seeds (0..999) in four parts of 250, so that pytest-xdist spreads them over the cores.

@@ -42,14 +42,14 @@ def check_game(result, log: str, max_rounds: int) -> None:
     assert result.rounds <= max_rounds
     # whose turn comes next follows from the clocks: a character acts only when its personal
     # clock has come down to the main clock, and each of its turns finds that clock later (408.2)
-    turns = [e["args"] for e in entries if e.get("event") == "tc_turn"]
+    turns = [e["args"] for e in entries if e.get("event") == "turn"]
     assert turns and all(t["ticks"] <= t["main"] for t in turns)
     last: dict[str, int] = {}
     for t in turns:
         assert t["ticks"] > last.get(t["unit"], 0), t
         last[t["unit"]] = t["ticks"]
     # 408.1c: rounds start when the main clock wraps, so its dial never leaves 1..10
-    assert all(1 <= e["args"]["dial"] <= 10 for e in entries if e.get("event") == "tc_main_ticked")
+    assert all(1 <= e["args"]["dial"] <= 10 for e in entries if e.get("event") == "main_ticked")
 
 
 @pytest.mark.parametrize("seed", range(2000, 2020))
@@ -86,7 +86,7 @@ def test_the_scenario_plays_to_a_result(ruins):
     assert result.rounds == MAX_ROUNDS or result.winner is not None
     events = {json.loads(line).get("event") for line in log.splitlines()}
     # the random game reaches the main parts of the pack
-    for name in ("tc_moved", "tc_attack", "tc_defended", "tc_round_started", "tc_scored"):
+    for name in ("moved", "attack", "defended", "round_started", "scored"):
         assert name in events, name
 
 

@@ -1,8 +1,9 @@
 """Collect the declarations of every loaded pack into one RuleSet.
 
 Runs in two passes so declarations may be used before they appear: first every name and
-signature is registered (with duplicate and override checks), then bodies and values are
-lowered by :mod:`.lower`.
+signature is registered (with duplicate and override checks, :mod:`.names`), then bodies and
+values are lowered by :mod:`.lower`. Every name a declaration mentions is looked up from its
+own pack (:mod:`.resolve`), and the rule set is keyed by each thing's key.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from .lower import TYPE_MISMATCH, UNDEFINED_NAME, UNKNOWN_FIELD, Context, Lowere
 from .model import (DefinitionSpec, Timing, DieSpec, EventSpec, FaceSpec, FieldSpec, FunctionSpec, GameSpec,
                     KindSpec, OptionSpec, ParamSpec, ProcedureSpec, RuleSet, Symbol, TableSpec,
                     TraitSpec, TriggerSpec)
-from .names import BUILTIN_KINDS, DUPLICATE, NameTable
-from .packs import LoadedPacks, pack_name
+from .declarers import Declarers
+from .names import BUILTIN_KINDS, DUPLICATE, ENUM_VALUE, FACE, NameTable, register_packs
+from .packs import LoadedPacks
+from .resolve import EVENTS, KINDS, TAGS, TRAITS, Resolver
 from .types import INT, Type
 
 MISSING_FIELD = "C013"
@@ -37,31 +40,16 @@ GAME_SETTINGS = {"max_rounds": INT, "default_terrain": Type("terrain")}
 def declare(loaded: LoadedPacks) -> RuleSet:
     rules = RuleSet(packs=loaded.pack_names, sources=dict(loaded.sources))
     diags: list[Diagnostic] = []
-    table = NameTable(loaded.visible)
-    owners, where, chosen, order, register = table.owners, table.where, table.chosen, table.order, table.register
-    fields_decls: list[tuple[ast.FieldsDecl, str, str]] = []
+    table, fields_decls = register_packs(loaded)
+    resolver = Resolver(table, loaded.pack_names, loaded.aliases,
+                        Declarers(loaded.roots, set(loaded.pack_names)))
+    rules.qualified = {f"{p}.{e.name}": e.key for entries in table.by_name.values() for e in entries
+                       for p in e.packs}
 
     for kind in BUILTIN_KINDS:
         rules.kinds[kind] = KindSpec(kind, {}, True, ir.NOWHERE)
 
-    for module in loaded.modules:
-        pack = pack_name(module)
-        for decl in module.decls:
-            span = decl.name_span if decl.name_span.line else decl.span
-            if isinstance(decl, ast.FieldsDecl):
-                fields_decls.append((decl, pack, module.path))
-                continue
-            if isinstance(decl, ast.EnumDecl):
-                for value in decl.values:
-                    register(value, decl, pack, module.path, span, value_of=decl)
-            if isinstance(decl, ast.DieDecl):
-                for face in decl.faces:
-                    if not face.label.isdigit() and face.label not in owners:
-                        owners[face.label] = pack
-                        where[face.label] = (module.path, face.span)
-            register(decl.name, decl, pack, module.path, span)
-
-    lowerer = Lowerer(rules, loaded.visible, owners, loaded.skipped)
+    lowerer = Lowerer(rules, resolver, loaded.skipped)
 
     def ctx_for(pack: str, file: str, **kw) -> Context:
         return Context(file=file, pack=pack, **kw)
@@ -70,25 +58,22 @@ def declare(loaded: LoadedPacks) -> RuleSet:
         return ir.Origin(file, node.span)
 
     # ---- pass 1: symbols, kinds, signatures
-    # with the replaced declarations an override's super(…) calls, under their kept names
-    kept = set(table.super_of.values())
-    decls_in_order = [(n, *chosen[n]) for n in order if chosen[n][0].name == n or n in kept]
+    # with the replaced declarations an override's super(…) calls, under their kept keys
+    decls_in_order = [(e.key, e.decl, e.pack, e.file) for e in table.in_force()]
     for name, decl, pack, file in decls_in_order:
         if isinstance(decl, ast.EnumDecl):
-            syms = tuple(Symbol(decl.name, v) for v in decl.values)
-            rules.enums[decl.name] = syms
+            syms = tuple(Symbol(name, _value_key(table, decl, v)) for v in decl.values)
+            rules.enums[name] = syms
             for s in syms:
                 rules.symbols[s.name] = s
         elif isinstance(decl, ast.TagDecl):
-            rules.symbols[decl.name] = Symbol("tag", decl.name)
+            rules.symbols[name] = Symbol("tag", name)
         elif isinstance(decl, ast.KindDecl):
-            rules.kinds[decl.name] = KindSpec(decl.name, {}, False, origin(file, decl))
+            rules.kinds[name] = KindSpec(name, {}, False, origin(file, decl))
     # face labels double as tags, unless an enum value or tag already has the name
-    for name, decl, pack, file in decls_in_order:
-        if isinstance(decl, ast.DieDecl):
-            for face in decl.faces:
-                if not face.label.isdigit() and face.label not in rules.symbols:
-                    rules.symbols[face.label] = Symbol("tag", face.label)
+    for entry in table.order:
+        if entry.sort == FACE and entry.key not in rules.symbols:
+            rules.symbols[entry.key] = Symbol("tag", entry.key)
     for name, decl, pack, file in decls_in_order:
         ctx = ctx_for(pack, file, pure=True, what="a declaration")
         if isinstance(decl, ast.DieDecl):
@@ -104,32 +89,38 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                                        "identical faces may repeat (same tags and value); give a different "
                                        "face its own name"))
                     continue
-                tags = {face.label} if not face.label.isdigit() else set()
+                tags = set()
+                if not face.label.isdigit():
+                    own = resolver.find(pack, face.label, TAGS)
+                    tags.add(own.key or face.label)
                 for t in face.tags:
-                    if t not in rules.symbols:
+                    key = lowerer.lookup(ctx, t, face.span, TAGS)
+                    if key is None:
                         guess = did_you_mean(t, rules.symbols)
                         diags.append(error(UNDEFINED_NAME, f"undefined tag '{t}'", file, face.span,
                                            f"did you mean '{guess}'?" if guess else f"declare it with 'tag {t}'"))
-                    tags.add(t)
+                    tags.add(key or t)
                 value = face.value if face.value is not None else (int(face.label) if face.label.isdigit() else 0)
-                faces.append(FaceSpec(decl.name, face.label, value, frozenset(tags)))
+                faces.append(FaceSpec(name, face.label, value, frozenset(tags)))
             if not faces:
                 diags.append(error(TYPE_MISMATCH, f"die '{decl.name}' has no faces", file, decl.name_span,
                                    "add 'face NAME' lines or 'faces 1..6'"))
-            rules.dice[decl.name] = DieSpec(decl.name, decl.title, tuple(faces), origin(file, decl))
+            rules.dice[name] = DieSpec(name, decl.title, tuple(faces), origin(file, decl))
     all_fields = [(d, p, f) for d, p, f in fields_decls] + \
         [(d, p, f) for _, d, p, f in decls_in_order if isinstance(d, ast.KindDecl)]
     for decl, pack, file in all_fields:
-        kind = rules.kinds.get(decl.name)
+        kind_name = _kind_of(lowerer, decl, pack, file)
+        kind = rules.kinds.get(kind_name) if kind_name else None
         if kind is None:
-            guess = did_you_mean(decl.name, rules.kinds)
-            diags.append(error(UNDEFINED_NAME, f"unknown kind '{decl.name}'", file, decl.name_span,
-                               f"did you mean '{guess}'?" if guess else "declare it with 'kind NAME { … }'"))
+            if kind_name is None:
+                guess = did_you_mean(decl.name, rules.kinds)
+                diags.append(error(UNDEFINED_NAME, f"unknown kind '{decl.name}'", file, decl.name_span,
+                                   f"did you mean '{guess}'?" if guess else "declare it with 'kind NAME { … }'"))
             lowerer.skipped.update(f.name for f in decl.fields)
             continue
         ctx = ctx_for(pack, file)
         campaign = getattr(decl, "campaign", False)
-        if campaign and decl.name not in CAMPAIGN_KINDS:
+        if campaign and kind_name not in CAMPAIGN_KINDS:
             diags.append(error(CAMPAIGN_KIND, f"campaign fields are unit fields; '{decl.name}' cannot have them",
                                file, decl.name_span,
                                f"a campaign sheet keeps units only: write 'campaign fields unit {{ … }}', or "
@@ -163,19 +154,16 @@ def declare(loaded: LoadedPacks) -> RuleSet:
             rules.tables[name] = TableSpec(name, lowerer.resolve_type(ctx, decl.key_type),
                                            lowerer.resolve_type(ctx, decl.value_type), (), origin(file, decl))
         elif isinstance(decl, ast.TraitDecl):
-            rules.traits[name] = TraitSpec(name, decl.traits, (), origin(file, decl))
+            rules.traits[name] = TraitSpec(name, (), (), origin(file, decl))
         elif isinstance(decl, ast.Definition):
-            if decl.kind not in rules.kinds:
-                guess = did_you_mean(decl.kind, list(rules.kinds) + list(_DECL_WORDS))
-                diags.append(error(UNDEFINED_NAME, f"unknown kind '{decl.kind}'", file, decl.kind_span,
-                                   f"did you mean '{guess}'?" if guess else
-                                   "declare the kind with 'kind NAME { field: type }'"))
+            kind_name = _definition_kind(lowerer, decl, pack, file)
+            if kind_name is None:
                 continue
-            if decl.kind in ("side", "hex", "game"):
+            if kind_name in ("side", "hex", "game"):
                 diags.append(error(TYPE_MISMATCH, f"{decl.kind}s come from the scenario and cannot be "
                                    "defined in a pack", file, decl.kind_span))
                 continue
-            rules.definitions[name] = DefinitionSpec(decl.kind, name, decl.title or name, frozenset(), (),
+            rules.definitions[name] = DefinitionSpec(kind_name, name, decl.title or decl.name, frozenset(), (),
                                                      origin(file, decl), pack)
 
     # ---- pass 2: values and bodies
@@ -217,11 +205,10 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                 entries.append((kx.value, vx))
             rules.tables[name] = TableSpec(name, spec.key_type, spec.value_type, tuple(entries), spec.origin)
         elif isinstance(decl, ast.TraitDecl):
+            inner = []
             for t in decl.traits:
-                if t not in rules.traits:
-                    diags.append(error(UNDEFINED_NAME, f"undefined trait '{t}'", file,
-                                       _word_span(rules, file, decl.span, t),
-                                       _guess(t, rules.traits) or f"declare it with 'trait {t} {{ … }}'"))
+                key = _trait_key(lowerer, ctx, t, _word_span(rules, file, decl.span, t), diags)
+                inner.append(key or t)
             values = []
             for p in decl.props:
                 if any(n == p.name for n, _ in values):
@@ -231,14 +218,15 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                 x, t = lowerer.expr(ctx, Scope(), p.value)
                 values.append((p.name, x))
                 trait_types[(name, p.name)] = (t, p.value.span, file, pack)
-            rules.traits[name] = TraitSpec(name, decl.traits, tuple(values), rules.traits[name].origin)
+            rules.traits[name] = TraitSpec(name, tuple(inner), tuple(values), rules.traits[name].origin)
     for name, decl, pack, file in decls_in_order:
         if isinstance(decl, ast.Definition) and name in rules.definitions:
-            rules.definitions[name] = _definition(lowerer, rules, decl, pack, file, diags, trait_types)
+            rules.definitions[name] = _definition(lowerer, rules, rules.definitions[name], decl, diags,
+                                                  trait_types)
     for name, decl, pack, file in decls_in_order:
         if isinstance(decl, ast.FunctionDecl):
             spec = rules.functions[name]
-            ctx = ctx_for(pack, file, pure=True, what=f"function '{name}'", replaces=table.super_of.get(id(decl)))
+            ctx = ctx_for(pack, file, pure=True, what=f"function '{name}'", replaces=_kept(table, decl))
             scope = Scope({p.name: p.type for p in spec.params})
             body, t = lowerer.expr(ctx, scope, decl.body)
             lowerer.expect(ctx, spec.returns, t, decl.body.span, f"the value of function '{name}'")
@@ -249,7 +237,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
         if isinstance(decl, ast.ProcedureDecl):
             spec = rules.procedures[name]
             ctx = ctx_for(pack, file, what=f"procedure '{name}'", returns=spec.returns,
-                          replaces=table.super_of.get(id(decl)))
+                          replaces=_kept(table, decl))
             body = lowerer.block(ctx, Scope({p.name: p.type for p in spec.params}), decl.body)
             rules.procedures[name] = ProcedureSpec(name, spec.params, spec.returns, body, spec.origin, pack)
             calls["procedure " + name] = ctx.calls
@@ -257,41 +245,42 @@ def declare(loaded: LoadedPacks) -> RuleSet:
     trigger_order = 0
     for module in loaded.modules:
         for decl in module.decls:
-            if not isinstance(decl, ast.TriggerDecl) or chosen.get(decl.name, (None,))[0] is not decl:
+            entry = table.of_decl.get(id(decl))
+            if not isinstance(decl, ast.TriggerDecl) or entry is None or entry.decl is not decl:
                 continue
-            pack, file = chosen[decl.name][1], chosen[decl.name][2]
-            event = rules.events.get(decl.event)
+            tname, pack, file = entry.key, entry.pack, entry.file
+            event_key = lowerer.lookup(ctx_for(pack, file), decl.event, decl.event_span, EVENTS)
+            event = rules.events.get(event_key) if event_key else None
             scope = Scope()
-            if event is None:
+            if event_key is None:
                 guess = did_you_mean(decl.event, rules.events)
                 diags.append(error(UNDEFINED_NAME, f"undefined event '{decl.event}'", file, decl.event_span,
                                    f"did you mean '{guess}'?" if guess else "declare it with 'event NAME(…)'"))
-            else:
-                lowerer.check_visible(ctx_for(pack, file), decl.event, decl.event_span)
+            elif event is not None:
                 scope.names.update({p.name: p.type for p in event.params})
             # event "" marks a trigger on an unknown event: its arguments are unknown too
-            known = decl.event if event is not None else ""
-            gctx = ctx_for(pack, file, pure=True, what=f"the guard of trigger '{decl.name}'",
-                           event=known, trigger=decl.name)
+            known = event_key if event is not None else ""
+            gctx = ctx_for(pack, file, pure=True, what=f"the guard of trigger '{tname}'",
+                           event=known, trigger=tname)
             guard = None
             if decl.guard is not None:
                 guard, gt = lowerer.expr(gctx, scope, decl.guard)
                 lowerer.expect(gctx, Type("bool"), gt, decl.guard.span, "a trigger guard")
             optional_by = lowerer.expr(gctx, scope, decl.optional_by)[0] if decl.optional_by else None
-            ctx = ctx_for(pack, file, what=f"trigger '{decl.name}'", event=known, trigger=decl.name)
+            ctx = ctx_for(pack, file, what=f"trigger '{tname}'", event=known, trigger=tname)
             body = lowerer.block(ctx, scope, decl.body)
             rules.triggers.append(TriggerSpec(
-                decl.name, Timing(decl.timing), decl.event, guard, optional_by, decl.priority, body,
+                tname, Timing(decl.timing), event_key or decl.event, guard, optional_by, decl.priority, body,
                 tuple(p.name for p in event.params) if event else (), trigger_order,
                 origin(file, decl), pack))
             trigger_order += 1
-            calls["trigger " + decl.name] = ctx.calls
-            emits["trigger " + decl.name] = ctx.emits
+            calls["trigger " + tname] = ctx.calls
+            emits["trigger " + tname] = ctx.emits
     rules.triggers.sort(key=lambda t: (-t.priority, t.order))
     games = [(d, p, f) for _, d, p, f in decls_in_order if isinstance(d, ast.GameDecl)]
     for decl, pack, file in games[1:]:
         first, first_pack = games[0][0].name, games[0][1]
-        if first_pack in lowerer.visible.get(pack, {pack}):
+        if table.sees(pack, first_pack):
             hint = (f"'{first}' of pack '{first_pack}' is already the game: replace it with "
                     f"'override game {first} …' (an override keeps the name)")
         else:
@@ -340,6 +329,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
     diags = [d for d in diags if not (d.code in (UNDEFINED_NAME, UNKNOWN_FIELD)
                                       and set(re.findall(r"'(\w+)'", d.message)) & lowerer.skipped)]
     rules.diagnostics = table.diagnostics + diags + lowerer.diagnostics
+    rules.written_qualified = lowerer.written_qualified
     rules.calls = calls
     rules.emits = emits
     return rules
@@ -367,6 +357,52 @@ def _guess(name, pool) -> str | None:
     return f"did you mean '{g}'?" if g else None
 
 
+def _value_key(table: NameTable, enum: ast.EnumDecl, value: str) -> str:
+    """The key of a value of ``enum`` (the declaration in force of its enum)."""
+    for entry in table.by_name.get(value, ()):
+        if entry.sort == ENUM_VALUE and entry.decl is enum:
+            return entry.key
+    return value
+
+
+def _kept(table: NameTable, decl: ast.Decl) -> str | None:
+    """For an override that calls super(…): the key of the declaration it replaces."""
+    kept = table.super_of.get(id(decl))
+    return kept.key if kept is not None else None
+
+
+def _kind_of(lowerer: Lowerer, decl: ast.KindDecl | ast.FieldsDecl, pack: str, file: str) -> str | None:
+    """The key of the kind a ``kind`` or ``fields`` block is about; "" when that was reported,
+    None when no pack declares it."""
+    if isinstance(decl, ast.KindDecl):
+        return lowerer.resolver.table.of_decl[id(decl)].key
+    if decl.name in BUILTIN_KINDS:
+        return decl.name
+    return lowerer.lookup(Context(file, pack), decl.name, decl.name_span, KINDS)
+
+
+def _definition_kind(lowerer: Lowerer, decl: ast.Definition, pack: str, file: str) -> str | None:
+    """The key of a definition's kind, or None after reporting that it has none."""
+    if decl.kind in BUILTIN_KINDS:
+        return decl.kind
+    key = lowerer.lookup(Context(file, pack), decl.kind, decl.kind_span, KINDS)
+    if key is None:
+        guess = did_you_mean(decl.kind, list(lowerer.rules.kinds) + list(_DECL_WORDS))
+        lowerer.diagnostics.append(error(UNDEFINED_NAME, f"unknown kind '{decl.kind}'", file, decl.kind_span,
+                                         f"did you mean '{guess}'?" if guess else
+                                         "declare the kind with 'kind NAME { field: type }'"))
+    return key or None
+
+
+def _trait_key(lowerer: Lowerer, ctx: Context, written: str, span: Span, diags: list[Diagnostic]) -> str | None:
+    """The key of a trait named after 'is', or None after reporting why there is none."""
+    key = lowerer.lookup(ctx, written, span, TRAITS)
+    if key is None:
+        diags.append(error(UNDEFINED_NAME, f"undefined trait '{written}'", ctx.file, span,
+                           _guess(written, lowerer.rules.traits) or f"declare it with 'trait {written} {{ … }}'"))
+    return key or None
+
+
 def _params(lowerer: Lowerer, ctx: Context, params: tuple[ast.Param, ...]) -> tuple[ParamSpec, ...]:
     out = []
     seen = set()
@@ -384,30 +420,31 @@ def _params(lowerer: Lowerer, ctx: Context, params: tuple[ast.Param, ...]) -> tu
     return tuple(out)
 
 
-def _definition(lowerer: Lowerer, rules: RuleSet, decl: ast.Definition, pack: str, file: str,
+def _definition(lowerer: Lowerer, rules: RuleSet, first: DefinitionSpec, decl: ast.Definition,
                 diags: list[Diagnostic], trait_types: dict) -> DefinitionSpec:
-    kind = rules.kinds[decl.kind]
+    """A definition's values and traits (``first`` is its spec from pass 1: key, kind, pack)."""
+    pack, file = first.pack, first.origin.file
+    kind = rules.kinds[first.kind]
     ctx = Context(file, pack, pure=True, what=f"{decl.kind} '{decl.name}'")
     traits: list[str] = []
 
     visiting: set[str] = set()
 
-    def add_trait(name: str, span: Span | None) -> None:
+    def add_trait(name: str) -> None:
         if name in traits or name in visiting:
             return  # a cycle of traits is reported at the traits themselves (C015)
         trait = rules.traits.get(name)
         if trait is None:
-            if span is not None:  # an undefined trait inside a trait is reported at that trait
-                diags.append(error(UNDEFINED_NAME, f"undefined trait '{name}'", file, span,
-                                   _guess(name, rules.traits) or f"declare it with 'trait {name} {{ … }}'"))
-            return
+            return  # an undefined trait inside a trait is reported at that trait
         visiting.add(name)
         for inner in trait.traits:
-            add_trait(inner, None)
+            add_trait(inner)
         traits.append(name)
 
     for t in decl.traits:
-        add_trait(t, _word_span(rules, file, decl.span, t))
+        key = _trait_key(lowerer, ctx, t, _word_span(rules, file, decl.span, t), diags)
+        if key:
+            add_trait(key)
     values: dict[str, ir.X] = {}
     for tname in traits:
         trait = rules.traits[tname]
@@ -439,15 +476,15 @@ def _definition(lowerer: Lowerer, rules: RuleSet, decl: ast.Definition, pack: st
         values[prop.name] = value
     # a field another pack adds is required only of definitions whose pack sees that pack;
     # elsewhere it starts as none, like an optional field (reading it in arithmetic is an R001)
-    sees = lowerer.visible.get(pack, {pack})
+    sees = lowerer.resolver.table.visible.get(pack, {pack})
     for fname, spec in kind.fields.items():
         if fname not in values and spec.default is None and not spec.type.optional \
                 and spec.type.name != "list" and (not spec.pack or spec.pack == pack or spec.pack in sees):
             diags.append(error(MISSING_FIELD, f"{decl.kind} '{decl.name}' does not set '{fname}'", file,
                                decl.name_span, f"add '{fname}: …' (it has no default"
                            + (f"; pack {spec.pack} adds it to {decl.kind})" if spec.pack and spec.pack != pack else ")")))
-    return DefinitionSpec(decl.kind, decl.name, decl.title or decl.name, frozenset(traits),
-                          tuple(values.items()), ir.Origin(file, decl.span), pack)
+    return DefinitionSpec(first.kind, first.name, first.title, frozenset(traits),
+                          tuple(values.items()), first.origin, pack)
 
 
 def _trait_cycles(rules: RuleSet) -> list[Diagnostic]:

@@ -1,8 +1,10 @@
 """Type-check Lore expressions and statements and lower them to IR.
 
-Name resolution happens here: a name is, in this order, a local variable or parameter,
-``game``, an option, an enum value or tag, a definition, a die, or (only where a function
-reference is expected) a function. Anything else is reported with a did-you-mean.
+Name resolution happens here: a name is a local variable or parameter, ``game``, or a name
+some pack declares — an option, an enum value or tag, a definition, a die or a function —
+looked up from the pack being lowered (:mod:`.resolve`: visibility, qualified names,
+aliases, ambiguity). Anything else is reported with a did-you-mean. The IR holds each
+thing's key in the rule set.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
 from . import ir
 from .builtins import AGGREGATES, BUILTINS, PURE
 from .model import RuleSet
-from .names import SUPER
+from .names import BUILTIN_KINDS, SUPER
+from .resolve import (ANY_SORT, CALLABLE, EVENTS, TABLES, TRAITS_AND_DEFINITIONS, TYPES, VALUES,
+                      Found, Resolver, Sorts, leading_qualified, sorts)
 from .types import (ANY, BOOL, DIE, FN, GAME, HEX, INT, NONE, SIDE, TEXT, Type,
                     compatible, is_numeric, list_of)
 
@@ -24,7 +28,6 @@ UNKNOWN_FIELD = "C005"
 BAD_CALL = "C006"
 IMPURE = "C007"
 BAD_ASSIGN = "C008"
-NOT_VISIBLE = "C009"
 NO_SUBJECT = "C017"
 
 #: words from other languages for "the thing this rule is about"; Lore names subjects explicitly
@@ -88,11 +91,11 @@ class Context:
 
 
 class Lowerer:
-    def __init__(self, rules: RuleSet, visible: dict[str, set[str]], owners: dict[str, str],
-                 skipped: set[str] | frozenset[str] = frozenset()):
+    def __init__(self, rules: RuleSet, resolver: Resolver, skipped: set[str] | frozenset[str] = frozenset()):
         self.rules = rules
-        self.visible = visible
-        self.owners = owners  # declared name -> pack that declares it
+        self.resolver = resolver
+        #: plain names written qualified (bl.hit): the unused-declaration check counts them
+        self.written_qualified: set[str] = set()
         # names in text dropped after a syntax error, or fields of a 'fields' block whose kind is
         # unknown: never reported as undefined or unknown, the first error is the real problem
         self.skipped: set[str] = set(skipped)
@@ -106,11 +109,43 @@ class Lowerer:
     def origin(self, ctx: Context, node: ast.Node) -> ir.Origin:
         return ir.Origin(ctx.file, node.span)
 
-    def check_visible(self, ctx: Context, name: str, span: Span) -> None:
-        owner = self.owners.get(name)
-        if owner and owner != ctx.pack and owner not in self.visible.get(ctx.pack, {ctx.pack}):
-            self.err(ctx, NOT_VISIBLE, f"'{name}' is declared in pack '{owner}', which this pack does not use",
-                     span, f"add 'use {owner}' at the top of this file")
+    def lookup(self, ctx: Context, written: str, span: Span, accept: Sorts, missing: bool = True) -> str | None:
+        """The key of what ``written`` names from ctx's pack; "" when it names nothing for a
+        reason already reported (C009, C020); None when no pack declares it (the caller
+        reports C003, saying what it expected). ``missing``: a name no loaded pack declares is
+        an error here, so the packs not loaded are searched for the hint (C009)."""
+        found = self.resolver.find(ctx.pack, written, accept)
+        if found.entry is not None:
+            if "." in written:
+                self.written_qualified.add(found.entry.name)
+            return found.entry.key
+        problem = self.resolver.problem(found, written, ctx.file, span,
+                                        search=missing and written not in self.skipped)
+        if problem is None:
+            return None
+        self.diagnostics.append(problem)
+        return ""
+
+    def callee(self, ctx: Context, written: str, span: Span) -> str | None:
+        """The key of the function or procedure a call names; "" when that was reported;
+        None for a built-in or a name nobody declares."""
+        found = self.resolver.find(ctx.pack, written, CALLABLE)
+        if found.entry is not None:
+            if "." in written:
+                self.written_qualified.add(found.entry.name)
+            return found.entry.key
+        if written in BUILTINS:
+            return None
+        problem = self.resolver.problem(found, written, ctx.file, span, search=False)
+        if problem is None:
+            return None
+        self.diagnostics.append(problem)
+        return ""
+
+    def unqualified(self, ctx: Context, scope: Scope, node: ast.Expr) -> ast.Expr:
+        """``node`` with a leading qualified name made one :class:`ast.Name` (see
+        :func:`.resolve.leading_qualified`); a local name is never a qualifier."""
+        return leading_qualified(self.resolver, ctx.pack, lambda name: scope.lookup(name) is not None, node)
 
     def resolve_type(self, ctx: Context, ref: ast.TypeRef) -> Type:
         if ref.name == "list":
@@ -118,12 +153,10 @@ class Lowerer:
             t = list_of(item)
         elif ref.name in ("int", "bool", "text", "hex", "side", "unit", "face", "die", "tag", "fn", "any"):
             t = Type(ref.name)
-        elif ref.name in self.rules.enums:
-            t = Type("enum:" + ref.name)
-        elif ref.name in self.rules.kinds:
+        elif ref.name in BUILTIN_KINDS or ref.name == "unit_type":
             t = Type(ref.name)
-        elif ref.name == "unit_type":
-            t = Type("unit_type")
+        elif (key := self.lookup(ctx, ref.name, ref.span, TYPES)) is not None:
+            t = ANY if not key else Type("enum:" + key) if key in self.rules.enums else Type(key)
         elif ref.name in self.skipped:
             t = ANY  # its declaration was lost to a syntax error
         else:
@@ -171,23 +204,21 @@ class Lowerer:
         if name == "game":
             return ir.GameRef(origin=o), GAME
         rules = self.rules
-        if name in rules.options:
-            self.check_visible(ctx, name, node.span)
-            return ir.OptionRef(name, origin=o), rules.options[name].type
-        if name in rules.symbols:
-            self.check_visible(ctx, name, node.span)
-            sym = rules.symbols[name]
+        key = self.lookup(ctx, name, node.span, VALUES, missing=False)
+        if key in rules.options:
+            return ir.OptionRef(key, origin=o), rules.options[key].type
+        if key in rules.symbols:
+            sym = rules.symbols[key]
             return ir.Const(sym, origin=o), (Type("enum:" + sym.group) if sym.group != "tag" else Type("tag"))
-        if name in rules.definitions:
-            self.check_visible(ctx, name, node.span)
-            d = rules.definitions[name]
+        if key in rules.definitions:
+            d = rules.definitions[key]
             return ir.Const(d, origin=o), (Type("unit_type") if d.kind == "unit" else Type(d.kind))
-        if name in rules.dice:
-            self.check_visible(ctx, name, node.span)
-            return ir.Const(rules.dice[name], origin=o), DIE
-        if name in rules.functions:
-            return ir.FunctionRef(name, origin=o), FN
-        self.undefined(ctx, scope, name, node.span)
+        if key in rules.dice:
+            return ir.Const(rules.dice[key], origin=o), DIE
+        if key in rules.functions:
+            return ir.FunctionRef(key, origin=o), FN
+        if key is None:
+            self.undefined(ctx, scope, name, node.span)
         return ir.Const(None, origin=o), ANY
 
     def undefined(self, ctx: Context, scope: Scope, name: str, span: Span, kind: str = "name") -> None:
@@ -197,6 +228,12 @@ class Lowerer:
             return  # in a trigger on an unknown event (already reported) any name may be an argument
         if kind == "name" and self.no_subject(ctx, scope, name, span):
             return
+        if name not in self.resolver.table.by_name:  # (a loaded name here is misused, not missing)
+            accept = {"call": CALLABLE, "event": EVENTS}.get(kind, VALUES)
+            elsewhere = self.resolver.problem(Found(problem="undefined", accept=accept), name, ctx.file, span)
+            if elsewhere is not None:  # a pack this pack does not use declares it (C009)
+                self.diagnostics.append(elsewhere)
+                return
         pool = scope.all_names() | set(self.rules.options) | set(self.rules.symbols) | \
             set(self.rules.definitions) | set(self.rules.dice) | {"game"}
         if kind == "call":
@@ -245,6 +282,9 @@ class Lowerer:
         return True
 
     def x_Field(self, ctx, scope, node: ast.Field):
+        qualified = self.unqualified(ctx, scope, node)
+        if qualified is not node:
+            return self.expr(ctx, scope, qualified)
         obj, t = self.expr(ctx, scope, node.obj)
         o = self.origin(ctx, node)
         owner, ftype = self.field_type(ctx, t, node.name, node.span)
@@ -304,10 +344,14 @@ class Lowerer:
 
     def x_Index(self, ctx, scope, node: ast.Index):
         o = self.origin(ctx, node)
-        if isinstance(node.obj, ast.Name) and node.obj.name in self.rules.tables \
-                and scope.lookup(node.obj.name) is None:
-            table = self.rules.tables[node.obj.name]
-            self.check_visible(ctx, node.obj.name, node.obj.span)
+        head = self.unqualified(ctx, scope, node.obj)
+        found = (self.lookup(ctx, head.name, head.span, TABLES, missing=False)
+                 if isinstance(head, ast.Name) and scope.lookup(head.name) is None else None)
+        if found == "":
+            self.expr(ctx, scope, node.key)
+            return ir.Const(None, origin=o), ANY
+        if found:
+            table = self.rules.tables[found]
             key, kt = self.expr(ctx, scope, node.key)
             self.expect(ctx, table.key_type, kt, node.key.span, f"the key of table '{table.name}'")
             return ir.TableGet(table.name, key, origin=o), table.value_type
@@ -382,17 +426,19 @@ class Lowerer:
                     self.expr(ctx, scope, a.value)
                 return ir.Const(None, origin=o), ANY
             name = ctx.replaces
+        elif (key := self.callee(ctx, name, node.span)) is not None:
+            if not key:
+                for a in node.args:
+                    self.expr(ctx, scope, a.value)
+                return ir.Const(None, origin=o), ANY
+            name = key
         if name in rules.functions:
             fn = rules.functions[name]
-            if name != ctx.replaces:
-                self.check_visible(ctx, name, node.span)
             params = [(p.name, p.type, p.default) for p in fn.params]
             args = self.args_for(ctx, scope, params, node.args, node.span, f"function '{name}'")
             return ir.CallFunction(name, tuple(args or ()), origin=o), fn.returns
         if name in rules.procedures:
             proc = rules.procedures[name]
-            if name != ctx.replaces:
-                self.check_visible(ctx, name, node.span)
             if ctx.pure:
                 self.err(ctx, IMPURE, f"procedure '{name}' cannot be called in {ctx.what}", node.span,
                          "functions and guards only compute values; call procedures from "
@@ -417,8 +463,13 @@ class Lowerer:
                 lowered_args = []
                 for (pname, ptype), a in zip(b.params, node.args):
                     if ptype == FN:
-                        if isinstance(a.value, ast.Name) and a.value.name in rules.functions:
-                            lowered_args.append(ir.FunctionRef(a.value.name, origin=self.origin(ctx, a)))
+                        ref = self.unqualified(ctx, scope, a.value)
+                        fn_key = (self.lookup(ctx, ref.name, ref.span, sorts("function"), missing=False)
+                                  if isinstance(ref, ast.Name) and scope.lookup(ref.name) is None else None)
+                        if fn_key in rules.functions:
+                            lowered_args.append(ir.FunctionRef(fn_key, origin=self.origin(ctx, a)))
+                        elif fn_key == "":
+                            lowered_args.append(ir.Const(None))
                         else:
                             self.err(ctx, TYPE_MISMATCH, f"argument '{pname}' of '{name}' must name a function",
                                      a.span, "declare one with 'function NAME(...) -> bool = ...'")
@@ -536,13 +587,18 @@ class Lowerer:
             self.err(ctx, TYPE_MISMATCH, f"'is' needs a unit, a definition, a face or a symbol on its left, "
                      f"not {_show(lt)}", node.left.span, "compare values with '=='")
             return ir.Const(False, origin=o), BOOL
-        if not isinstance(node.right, ast.Name):
+        right = self.unqualified(ctx, scope, node.right)
+        if not isinstance(right, ast.Name):
             self.err(ctx, TYPE_MISMATCH, "'is' on a unit or definition needs a trait or definition name",
                      node.right.span, "write 'x is TRAIT' or 'x is DEFINITION'")
             return ir.Const(False, origin=o), BOOL
-        name = node.right.name
-        if name not in self.rules.traits and name not in self.rules.definitions:
-            other = self.sort_of(name)
+        written = right.name
+        name = self.lookup(ctx, written, right.span, TRAITS_AND_DEFINITIONS)
+        if name == "":
+            return ir.Const(False, origin=o), BOOL
+        if name is None:
+            name = written
+            other = self.sort_of(ctx, name)
             if other:
                 self.err(ctx, TYPE_MISMATCH, f"'{name}' is {other}, not a trait or definition", node.right.span,
                          "'is' on a unit or definition tests its traits and type; compare a field with '==' "
@@ -551,13 +607,12 @@ class Lowerer:
                 guess = did_you_mean(name, list(self.rules.traits) + list(self.rules.definitions))
                 self.err(ctx, UNDEFINED_NAME, f"undefined trait or definition '{name}'", node.right.span,
                          f"did you mean '{guess}'?" if guess else f"declare it with 'trait {name} {{ … }}'")
-        else:
-            self.check_visible(ctx, name, node.right.span)
         return ir.IsA(left, name, origin=o), BOOL
 
-    def sort_of(self, name: str) -> str | None:
+    def sort_of(self, ctx: Context, written: str) -> str | None:
         """'a die', 'an option', … for a declared name that is not a trait or definition."""
         rules = self.rules
+        name = self.resolver.find(ctx.pack, written, ANY_SORT).key or written
         for table, what in ((rules.dice, "a die"), (rules.options, "an option"), (rules.functions, "a function"),
                             (rules.procedures, "a procedure"), (rules.tables, "a table"),
                             (rules.events, "an event")):
@@ -583,18 +638,19 @@ class Lowerer:
         if ctx.pure:
             self.err(ctx, IMPURE, f"events cannot be emitted in {ctx.what}", node.span,
                      "emit events from procedures and triggers")
-        event = self.rules.events.get(node.event)
+        key = self.lookup(ctx, node.event, node.span, EVENTS, missing=False)
+        event = self.rules.events.get(key) if key else None
         if event is None:
-            self.undefined(ctx, scope, node.event, node.span, "event")
+            if key is None:
+                self.undefined(ctx, scope, node.event, node.span, "event")
             for a in node.args:
                 self.expr(ctx, scope, a.value)
             return ir.Const(None, origin=o), ANY
-        self.check_visible(ctx, node.event, node.span)
-        ctx.emits.add(node.event)
+        ctx.emits.add(key)
         params = [(p.name, p.type, p.default) for p in event.params]
-        args = self.args_for(ctx, scope, params, node.args, node.span, f"event '{node.event}'") or []
+        args = self.args_for(ctx, scope, params, node.args, node.span, f"event '{key}'") or []
         pairs = tuple(zip([p.name for p in event.params], args))
-        return ir.Emit(node.event, pairs, origin=o), Type("event:" + node.event)
+        return ir.Emit(key, pairs, origin=o), Type("event:" + key)
 
     def x_Choose(self, ctx, scope, node: ast.Choose):
         o = self.origin(ctx, node)

@@ -247,10 +247,36 @@ class RuleSet:
     calls: dict[str, set[str]] = field(default_factory=dict)
     emits: dict[str, set[str]] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: qualified name (``pack.name``, the original pack's or an overriding pack's) -> key; the
+    #: keys above are plain names unless two packs of the rule set declare the name (names.py)
+    qualified: dict[str, str] = field(default_factory=dict)
+    #: names the packs wrote qualified (bl.hit): the unused-declaration check counts them as used
+    written_qualified: set[str] = field(default_factory=set)
 
     @property
     def ok(self) -> bool:
         return not any(d.is_error for d in self.diagnostics)
+
+    def find(self, table: dict, written: str) -> str | None:
+        """The key in ``table`` (``self.units``, ``self.events``…) of a name a scenario writes:
+        unqualified when one pack of the rule set declares it, qualified (``pack.name``) always."""
+        if written in table:
+            return written
+        key = self.qualified.get(written)
+        return key if key is not None and key in table else None
+
+    def homonyms(self, table: dict, written: str) -> list[str]:
+        """The full names in ``table`` of the things called ``written``, when several packs
+        declare that name (so the unqualified name is ambiguous); else none."""
+        return sorted(k for k in table if self.qualified.get(k) == k and k.rpartition(".")[2] == written
+                      and "." in k)
+
+    def name_hint(self, table: dict, written: str) -> str | None:
+        """For a scenario's name that :meth:`find` does not know: which full names it may mean."""
+        homonyms = self.homonyms(table, written)
+        if not homonyms:
+            return None
+        return f"several packs declare '{written}': write one of {', '.join(homonyms)}"
 
     def definitions_of(self, kind: str) -> list[DefinitionSpec]:
         return [d for d in self.definitions.values() if d.kind == kind]

@@ -21,6 +21,7 @@ PACK_NOT_FOUND = "C001"
 USE_CYCLE = "C010"
 PACK_NAME_MISMATCH = "C011"
 PACK_OUTSIDE_ROOTS = "C019"
+DUPLICATE_ALIAS = "C002"
 CANNOT_READ_PACK = "P020"
 
 
@@ -61,6 +62,10 @@ class LoadedPacks:
     #: names mentioned in text that syntax-error recovery dropped: later stages do not report
     #: them as undefined or unused, since the syntax error is the real problem
     skipped: set[str] = field(default_factory=set)
+    #: pack -> its aliases (``use base.core as bc``: bc -> base.core)
+    aliases: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: where packs were looked for (to tell which pack declares a name no loaded pack has)
+    roots: list[Path] = field(default_factory=list)
 
     @property
     def pack_names(self) -> list[str]:
@@ -188,6 +193,7 @@ class PackLoader:
         self._name_of_file[key] = name
         self._state[name] = "loading"
         visible = {name}
+        self.result.aliases[name] = self._aliases(module, shown)
         for use in module.uses:
             if self._state.get(use.name) == "loading":
                 self.result.diagnostics.append(error(
@@ -201,6 +207,20 @@ class PackLoader:
         self._state[name] = "done"
         self.result.modules.append(module)
         return name
+
+    def _aliases(self, module: ast.Module, file: str) -> dict[str, str]:
+        """A pack's aliases; an alias given twice is C002 (the second is not kept)."""
+        aliases: dict[str, str] = {}
+        for use in module.uses:
+            if use.alias is None:
+                continue
+            if use.alias in aliases and aliases[use.alias] != use.name:
+                self.result.diagnostics.append(error(
+                    DUPLICATE_ALIAS, f"alias '{use.alias}' already stands for pack '{aliases[use.alias]}'",
+                    file, use.span, "give each used pack its own alias"))
+                continue
+            aliases[use.alias] = use.name
+        return aliases
 
     def _resolve_use(self, use: ast.Use, file: str) -> list[str]:
         if use.name in self._by_name:
@@ -235,4 +255,5 @@ def load_packs(requests: list[str], search_paths: list[Path] | None = None,
     loader = PackLoader(search_paths, names_only)
     for request in requests:
         loader.load_request(request)
+    loader.result.roots = list(loader.roots)
     return loader.result

@@ -123,7 +123,7 @@ def check_usage(loaded: LoadedPacks, rules: RuleSet, found: list[Diagnostic]) ->
     suggested = {m.group(1) for d in found if d.code == "C003" and d.hint
                  for m in [re.fullmatch(r"did you mean '(\w+)'\?", d.hint)] if m}
     # a declaration named 'super' is already an error (the name is reserved)
-    excused = loaded.skipped | suggested | {SUPER}
+    excused = loaded.skipped | suggested | {SUPER} | rules.written_qualified
     # name -> the declarations that mention it (a declaration may mention its own name)
     mentioned_by: dict[str, set[int]] = {}
     for module in loaded.modules:
@@ -131,7 +131,8 @@ def check_usage(loaded: LoadedPacks, rules: RuleSet, found: list[Diagnostic]) ->
             refs: set[str] = set()
             _references(decl, refs)
             for name in refs:
-                mentioned_by.setdefault(name, set()).add(id(decl))
+                # a qualified mention (bc.hit, base.core.hit) mentions the plain name
+                mentioned_by.setdefault(name.rpartition(".")[2], set()).add(id(decl))
     diags: list[Diagnostic] = []
     for module in loaded.modules:
         for decl in module.decls:

@@ -225,7 +225,11 @@ class Pack(Node):
 
 @dataclass(frozen=True, slots=True)
 class Use(Node):
+    """``use a.b`` or ``use a.b as x``: the pack's names become visible here, and ``x.name``
+    (or ``a.b.name``) names one of them when two visible packs declare it."""
+
     name: str
+    alias: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

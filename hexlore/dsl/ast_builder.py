@@ -48,6 +48,17 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"'}
 _ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)")
 
 
+class Dotted(str):
+    """A name as written, perhaps qualified (``bl.hit``), with the span it covers."""
+
+    span: Span
+
+    def __new__(cls, text: str, span: Span) -> "Dotted":
+        self = super().__new__(cls, text)
+        self.span = span
+        return self
+
+
 def _unquote(token: str) -> str:
     """The text of a string literal: \\n \\t \\r \\\\ \\" and \\uXXXX; any other backslash stays as written."""
     def one(m: re.Match) -> str:
@@ -88,13 +99,13 @@ class AstBuilder:
         return ast.Module(self.path, pack, tuple(uses), tuple(decls), span=_span(at))
 
     def dotted(self, at, *names):
-        return ".".join(str(n) for n in names)
+        return Dotted(".".join(str(n) for n in names), _span(at))
 
     def pack_decl(self, at, name):
-        return ast.Pack(name, span=_span(at))
+        return ast.Pack(str(name), span=_span(at))
 
-    def use_decl(self, at, name):
-        return ast.Use(name, span=_span(at))
+    def use_decl(self, at, name, alias):
+        return ast.Use(str(name), str(alias) if alias is not None else None, span=_span(at))
 
     def override_item(self, at, decl):
         if isinstance(decl, list):
@@ -102,6 +113,9 @@ class AstBuilder:
         return _with_override(decl)
 
     def name_list(self, at, *names):
+        return list(names)
+
+    def qual_list(self, at, *names):
         return list(names)
 
     def enum_decl(self, at, name, values):
@@ -235,7 +249,7 @@ class AstBuilder:
             else:
                 priority = value
         return ast.TriggerDecl(str(name), timing, str(event), guard, optional_by, priority, body,
-                               span=_span(at), name_span=_token_span(name), event_span=_token_span(event))
+                               span=_span(at), name_span=_token_span(name), event_span=event.span)
 
     def timing(self, at, *tokens):
         return "instead" if str(tokens[0]) == "instead" else str(tokens[0])
@@ -322,6 +336,9 @@ class AstBuilder:
     def expr_stmt(self, at, expr):
         return ast.ExprStmt(expr, span=_span(at))
 
+    def call_stmt(self, at, target, args):
+        return ast.ExprStmt(ast.Call(".".join(target), args or (), span=_span(at)), span=_span(at))
+
     # -- expressions
     def int_lit(self, at, token):
         return ast.Literal(int(token), span=_token_span(token))
@@ -355,6 +372,16 @@ class AstBuilder:
 
     def call_expr(self, at, name, args):
         return ast.Call(str(name), args or (), span=_span(at))
+
+    def qualified_call(self, at, obj, name, args):
+        """``bl.heal(u)``: a call qualified by a pack or an alias. The compiler tells a qualifier
+        from anything else; here a call on any other value keeps the text, to be reported."""
+        parts = [str(name)]
+        while isinstance(obj, ast.Field):
+            parts.append(obj.name)
+            obj = obj.obj
+        head = obj.name if isinstance(obj, ast.Name) else "(…)"
+        return ast.Call(".".join([head, *reversed(parts)]), args or (), span=_span(at))
 
     def aggregate(self, at, name, var, source, where, mapped):
         return ast.Aggregate(str(name), str(var), source, where, mapped, span=_span(at))

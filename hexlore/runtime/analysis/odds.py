@@ -205,6 +205,7 @@ def parse_outcome(text: str, game: Game) -> OutcomeSpec:
     m = _EVENT.fullmatch(raw)
     if m:
         name, filters_text, arg = m.group(1), m.group(2), m.group(3) or ""
+        name = rules.find(rules.events, name) or name  # a qualified name (pack.name) means its key
         spec = rules.events.get(name)
         if spec is None:
             guess = did_you_mean(name, rules.events)

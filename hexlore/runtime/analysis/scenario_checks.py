@@ -188,10 +188,10 @@ class _TestChecker:
         procedures = self.rules.procedures
         for j, action in enumerate(self.test.actions):
             path = self.base + ("do", j)
-            proc = procedures.get(action.call)
+            proc = procedures.get(self.rules.find(procedures, action.call) or "")
             if proc is None:
                 self.fail(UNKNOWN_PROCEDURE, f"no procedure '{action.call}' in the packs", path + ("call",),
-                          _hint(action.call, procedures))
+                          self.rules.name_hint(procedures, action.call) or _hint(action.call, procedures))
                 continue
             params = {p.name: p for p in proc.params}
             for arg, value in action.args.items():
@@ -220,10 +220,10 @@ class _TestChecker:
             for k, wanted in enumerate(self.test.expect.get(part) or []):
                 path = self.base + ("expect", part, k)
                 name = str(wanted.get("event"))
-                spec = events.get(name)
+                spec = events.get(self.rules.find(events, name) or "")
                 if spec is None:
                     self.fail(UNKNOWN_EVENT, f"no event '{name}' in the packs", path + ("event",),
-                              _hint(name, events))
+                              self.rules.name_hint(events, name) or _hint(name, events))
                     continue
                 params = {p.name: p.type for p in spec.params}
                 for arg, value in wanted.items():

@@ -63,11 +63,13 @@ def run_test(rules: RuleSet, scenario, test) -> TestOutcome:
     for j, action in enumerate(test.actions):
         if outcome.failures:
             break
-        args = action_args(game, action.call, action.args, fail, base + ("do", j, "with"))
+        # a scenario may write a procedure's name qualified (pack.name)
+        call = rules.find(rules.procedures, action.call) or action.call
+        args = action_args(game, call, action.args, fail, base + ("do", j, "with"))
         if args is None:
             break
         try:
-            game.guarded(game.call_procedure, action.call, args)
+            game.guarded(game.call_procedure, call, args)
         except RuntimeRuleError as exc:
             fail(exc.diagnostic.headline())
             outcome.diagnostics.append(exc.diagnostic)
@@ -150,10 +152,19 @@ def action_args(game: Game, call: str, given: dict | None, fail, base: tuple = (
     return None if failed or problems else args
 
 
+def _keyed(rules: RuleSet, wanted: dict) -> dict:
+    """An expected event with its name as the log prints it (a scenario may qualify it)."""
+    name = wanted.get("event")
+    key = rules.find(rules.events, name) if isinstance(name, str) else None
+    return {**wanted, "event": key} if key is not None and key != name else wanted
+
+
 def _check_expectations(game: Game, expect: dict, fail) -> None:
     state = game.state
     events = [e for e in game.log if e["type"] == "event"]
     position = 0
+    expect = {**expect, **{part: [_keyed(game.rules, w) for w in expect.get(part) or []]
+                           for part in ("events", "absent") if part in expect}}
     for wanted in expect.get("events", []):
         for i in range(position, len(events)):
             if event_matches(events[i], wanted):

@@ -66,7 +66,7 @@ def add_campaign_units(game: "Game", cast: Cast, problems: list) -> None:
     rules, st = game.rules, game.state
     created: list[tuple[CampaignUnit, Unit]] = []
     for cu in cast.units:
-        d = rules.definitions.get(cu.type)
+        d = rules.definitions.get(rules.find(rules.definitions, cu.type) or "")
         if d is None or d.kind != "unit":
             names = [x.name for x in rules.definitions_of("unit")]
             guess = did_you_mean(cu.type, names)

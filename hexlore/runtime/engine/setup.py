@@ -108,14 +108,15 @@ class ScenarioValues:
         if name in ("text", "any"):
             return value
         if name == "tag":
-            sym = rules.symbols.get(str(value))
+            sym = rules.symbols.get(rules.find(rules.symbols, str(value)) or "")
             if sym is None:
                 guess = did_you_mean(str(value), rules.symbols)
                 problem(f"no tag or enum value named '{value}' in the packs",
-                        hint=f"did you mean '{guess}'?" if guess else None)
+                        hint=rules.name_hint(rules.symbols, str(value))
+                        or (f"did you mean '{guess}'?" if guess else None))
             return sym
         if name.startswith("enum:"):
-            sym = rules.symbols.get(str(value))
+            sym = rules.symbols.get(rules.find(rules.symbols, str(value)) or "")
             if sym is None or sym.group != name[5:]:
                 options = [s.name for s in rules.enums.get(name[5:], ())]
                 problem(f"'{value}' is not a value of {name[5:]}",
@@ -141,12 +142,13 @@ class ScenarioValues:
                         hint=f"did you mean '{guess}'?" if guess else None)
             return unit
         kind = "unit" if name == "unit_type" else name
-        d = rules.definitions.get(str(value))
+        d = rules.definitions.get(rules.find(rules.definitions, str(value)) or "")
         if d is None or d.kind != kind:
             names = [x.name for x in rules.definitions_of(kind)]
             guess = did_you_mean(str(value), names)
             problem(f"no {kind} named '{value}' in the packs", code=UNKNOWN_DEFINITION,
-                    hint=f"did you mean '{guess}'?" if guess else f"known: {', '.join(names[:12])}")
+                    hint=rules.name_hint(rules.definitions, str(value))
+                    or (f"did you mean '{guess}'?" if guess else f"known: {', '.join(names[:12])}"))
         return d
 
 
@@ -164,15 +166,16 @@ def _constants(game, values: ScenarioValues, problems: list) -> None:
     for name, option in rules.options.items():
         game.options[name] = game.const(option.default)
     for name, value in (game.scenario.options or {}).items():
-        if name not in rules.options:
+        key = rules.find(rules.options, name)
+        if key is None:
             guess = did_you_mean(name, rules.options)
             values.report_problem(problems, f"the packs have no option '{name}'", "options", name,
-                          hint=f"did you mean '{guess}'?" if guess else
-                          f"options: {', '.join(sorted(rules.options)) or 'none'}", code=UNKNOWN_OPTION,
+                          hint=rules.name_hint(rules.options, name) or (f"did you mean '{guess}'?" if guess else
+                          f"options: {', '.join(sorted(rules.options)) or 'none'}"), code=UNKNOWN_OPTION,
                           key=True)
             continue
-        converted = values.convert(value, rules.options[name].type, problems, ("options", name))
-        game.options[name] = converted
+        converted = values.convert(value, rules.options[key].type, problems, ("options", name))
+        game.options[key] = converted
 
 
 def _state(game, values: ScenarioValues, problems: list, policies: dict[str, str | Policy]) -> None:
@@ -203,7 +206,7 @@ def _state(game, values: ScenarioValues, problems: list, policies: dict[str, str
         st.hex_fields[h] = {"terrain": default_terrain, **values.field_defaults("hex")}
     unknown_terrains: set[str] = set()
     for h, tname in sc.terrain.items():
-        d = rules.definitions.get(tname)
+        d = rules.definitions.get(rules.find(rules.definitions, tname) or "")
         if d is None or d.kind != "terrain":
             if tname in unknown_terrains:
                 continue
@@ -211,19 +214,21 @@ def _state(game, values: ScenarioValues, problems: list, policies: dict[str, str
             names = [x.name for x in rules.definitions_of("terrain")]
             guess = did_you_mean(tname, names)
             values.report_problem(problems, f"no terrain named '{tname}' in the packs", "board", "terrain", tname,
-                          hint=f"did you mean '{guess}'?" if guess else f"terrains: {', '.join(names)}",
+                          hint=rules.name_hint(rules.definitions, tname) or
+                          (f"did you mean '{guess}'?" if guess else f"terrains: {', '.join(names)}"),
                           code=UNKNOWN_TERRAIN, key=True)
             continue
         st.hex_fields[h]["terrain"] = d
     unit_kind = rules.kinds["unit"]
     for n, placement in enumerate(sc.units):
         i = _index(placement, n)
-        d = rules.definitions.get(placement.type)
+        d = rules.definitions.get(rules.find(rules.definitions, placement.type) or "")
         if d is None or d.kind != "unit":
             names = [x.name for x in rules.definitions_of("unit")]
             guess = did_you_mean(placement.type, names)
             values.report_problem(problems, f"no unit type '{placement.type}' in the packs", "units", i, "type",
-                          hint=f"did you mean '{guess}'?" if guess else f"unit types: {', '.join(names)}",
+                          hint=rules.name_hint(rules.definitions, placement.type) or
+                          (f"did you mean '{guess}'?" if guess else f"unit types: {', '.join(names)}"),
                           code=UNKNOWN_UNIT_TYPE)
             continue
         side = st.side(placement.side)

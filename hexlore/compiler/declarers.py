@@ -1,0 +1,90 @@
+"""Which packs on the rules roots declare a name, loaded or not: the fix for a missing ``use``.
+
+A pack checked alone that writes ``is beast`` without ``use base.beasts`` would otherwise
+hear "declare it with 'trait beast { … }'", which is wrong: the trait exists, the pack just
+does not use the pack that declares it. Checked through a scenario that also loads
+``base.beasts``, the same line is C009 "declared in pack 'base.beasts', which this pack does
+not use". Looking the name up in the packs on the roots gives the same diagnostic both ways
+(issue 15, defects 1 and 2).
+
+Only asked after a name is found nowhere among the loaded packs, so it costs nothing when
+packs are right. The packs are parsed with the ordinary (cached) parser; only files inside
+the roots, once links are followed, are read (as the loader does), and a root with very
+many files is searched only in part.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..dsl import ast
+from ..dsl.files import read_text
+from ..dsl.parser import parse_source
+from .names import ENUM_VALUE, FACE, describe
+from .packs import inside, pack_name, resolved
+from .resolve import Sorts
+
+#: files looked at, over all roots, before the search gives up
+MAX_FILES = 400
+
+
+class Declarers:
+    """``declarers(name, accept)``: the packs not loaded that declare ``name`` with a sort
+    ``accept`` allows, sorted. The index is built at the first question."""
+
+    def __init__(self, roots: list[Path], loaded: set[str]):
+        self.roots = roots
+        self.loaded = loaded
+        self._index: dict[str, list[tuple[str, str]]] | None = None
+
+    def __call__(self, name: str, accept: Sorts) -> list[str]:
+        if self._index is None:
+            self._index = self._build()
+        return sorted({pack for pack, sort in self._index.get(name, ()) if accept(sort)})
+
+    def _build(self) -> dict[str, list[tuple[str, str]]]:
+        index: dict[str, list[tuple[str, str]]] = {}
+        roots = resolved(self.roots)
+        for file in _lore_files(self.roots):
+            if not inside(file, roots):
+                continue
+            text, _ = read_text(file, "pack")
+            if text is None:
+                continue
+            module = parse_source(text, str(file)).module
+            pack = pack_name(module)
+            if pack in self.loaded or module.pack is None:
+                continue
+            for name, sort in _declared(module):
+                index.setdefault(name, []).append((pack, sort))
+        return index
+
+
+def _declared(module: ast.Module):
+    """(name, sort) of every name a module declares."""
+    for decl in module.decls:
+        if isinstance(decl, ast.FieldsDecl):
+            continue
+        yield decl.name, describe(decl)
+        if isinstance(decl, ast.EnumDecl):
+            for value in decl.values:
+                yield value, ENUM_VALUE
+        if isinstance(decl, ast.DieDecl):
+            for face in decl.faces:
+                if not face.label.isdigit():
+                    yield face.label, FACE
+
+
+def _lore_files(roots: list[Path]) -> list[Path]:
+    """The ``.lore`` files under the roots, at most MAX_FILES, not following linked folders."""
+    found: list[Path] = []
+    for root in roots:
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for f in sorted(files):
+                if f.endswith(".lore"):
+                    found.append(Path(folder) / f)
+                    if len(found) >= MAX_FILES:
+                        return found
+    return found
