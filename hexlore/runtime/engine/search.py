@@ -87,6 +87,24 @@ class SearchCost:
         return 1000 * self.seconds / self.searches if self.searches else 0.0
 
 
+class _Spread:
+    """A running standard deviation (Welford's), at least 1: how much leads vary."""
+
+    __slots__ = ("n", "mean", "m2")
+
+    def __init__(self):
+        self.n, self.mean, self.m2 = 0, 0.0, 0.0
+
+    def add(self, x: float) -> None:
+        self.n += 1
+        d = x - self.mean
+        self.mean += d / self.n
+        self.m2 += d * (x - self.mean)
+
+    def deviation(self) -> float:
+        return max(1.0, math.sqrt(self.m2 / (self.n - 1))) if self.n > 1 else 1.0
+
+
 class SearchPolicy(Policy):
     """``mcts``: Monte Carlo tree search, ``simulations`` futures a decision (or ``seconds``)."""
 
@@ -135,6 +153,8 @@ class _Search:
         self.root = _Node()
         self.sides = [s.name for s in game.state.sides]
         self.evaluation = game.rules.functions.get(EVALUATION_RULE)
+        self.root_leads = _leads(self._scores(), self.sides)
+        self.spread = {s: _Spread() for s in self.sides}
 
     def run(self) -> int:
         game, player = self.game, self.player
@@ -278,24 +298,30 @@ class _Search:
     # ------------------------------------------------------------ rewards
     def _rewards(self) -> dict[str, float]:
         """Each side's reward in [0, 1]: 1 for the winner, 0 for the others. A game ended without
-        a winner, or a future stopped before the end, is worth between the two, by how well
-        each side stands (its evaluation against the best of the others'): from 0.2, far
-        behind, to 0.8, far ahead, so that a victory is always worth more than any lead."""
+        a winner, or a future stopped before the end, is worth between the two by how much the
+        side's lead (its evaluation less the best of the others') grew or shrank since the
+        root: from 0.2 to 0.8, so that a victory is always worth more than any lead. A lead is
+        measured against how much leads vary among this search's futures (their standard
+        deviation), so the evaluation's units do not matter."""
         state = self.game.state
         if state.winner is not None:
             return {s: float(s == state.winner.name) for s in self.sides}
-        scores = self._scores()
+        leads = _leads(self._scores(), self.sides)
         rewards = {}
         for s in self.sides:
-            mine = scores[s]
-            best_other = max((scores[o] for o in self.sides if o != s), default=mine)
-            spread = abs(mine) + abs(best_other)
-            lead = (mine - best_other) / spread if spread else 0.0  # in [-1, 1]
-            rewards[s] = 0.5 + 0.3 * lead
+            delta = leads[s] - self.root_leads[s]
+            spread = self.spread[s]
+            spread.add(delta)
+            rewards[s] = 0.5 + 0.3 * math.tanh(delta / spread.deviation())
         return rewards
 
     def _scores(self) -> dict[str, float]:
         return standing(self.game, self.evaluation is not None)
+
+
+def _leads(scores: dict[str, float], sides: list[str]) -> dict[str, float]:
+    """Each side's evaluation less the best of the others'."""
+    return {s: scores[s] - max((scores[o] for o in sides if o != s), default=scores[s]) for s in sides}
 
 
 def standing(game: "Game", declared: bool | None = None) -> dict[str, float]:
