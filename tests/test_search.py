@@ -156,3 +156,15 @@ def test_lead_changes_count_each_time_another_side_comes_out_ahead(monkeypatch):
     for _ in range(5):
         lead(None)
     assert (lead.changes, lead.leader) == (2, "n")  # a tie leads nobody and changes nothing
+
+
+@pytest.mark.slow
+def test_a_sweep_of_searching_players_on_ray_is_the_same_as_on_the_process_pool():
+    pytest.importorskip("ray", reason="Ray publishes no wheel for this platform (see the test extra's marker)")
+    import hexlore
+
+    players, ford = {"all": "mcts:5"}, "battlelore/spider_ford"
+    local, _, _ = hexlore.sweep(ford, 4, workers=2, policies=players, max_rounds=3)
+    on_ray, diagnostics, _ = hexlore.sweep(ford, 4, workers=2, backend="ray", policies=players, max_rounds=3)
+    assert diagnostics == [] and on_ray["backend"] == "ray"
+    assert on_ray["digest"] == local["digest"] and on_ray["wins"] == local["wins"]
