@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 
 DEFAULT_SIMULATIONS = 200
-DEFAULT_DEPTH = 40  # decisions a future plays past the root before it is evaluated
+DEFAULT_DEPTH = 12  # decisions a future plays past the root before it is evaluated
 EXPLORATION = 1.0  # PUCT's constant for rewards in [0, 1]
 PREFERRED = 0.25  # the share of the prior that goes to the options the rules prefer
 GREED = 0.8  # how often a rollout takes the option the rules prefer
