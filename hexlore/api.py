@@ -289,14 +289,16 @@ def odds(scenario: str, action, outcome: list[str] | str | None = None, policy: 
 
 def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", seed: int = 0,
           address: str | None = None, vs: list[str] | str | None = None, max_rounds: int | None = None,
-          progress=None):
+          progress=None, policies: dict[str, str] | None = None):
     """Play ``games`` seeded games and summarise them; returns ``(report | None, diagnostics, sources)``.
 
     Game ``i`` uses a seed derived from ``(seed, i)`` only, so the report is the same for any
     ``workers`` and ``backend`` (``"local"`` process pool, or ``"ray"``: a local Ray instance,
     or the cluster at ``address``). ``vs`` names a variant: ``.lore`` packs added after the
     scenario's own (typically ``override`` of a unit or card), or another scenario file; the
-    same seeds are played on it and the report gains a paired ``comparison``. ``progress`` is
+    same seeds are played on it and the report gains a paired ``comparison``. ``policies``:
+    who plays each side instead of the scenario's players (``{"north": "mcts:200"}``; the
+    side ``all`` stands for every side). ``progress`` is
     called with the number of games finished after each chunk. ``timing`` says where the
     wall-clock time went: ``backend_seconds`` for Ray's own start-up and shutdown (0 locally),
     ``sweep_seconds`` for the rest (workers starting and compiling once each, the games); it is
@@ -309,7 +311,13 @@ def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", s
     if not loaded.playable:  # problems inside the tests do not stop the games
         return None, loaded.diagnostics, loaded.sources
     path = loaded.scenario.path
-    jobs = [backends.make_job(path, loaded.sources, [], seed, max_rounds)]
+    problem = _bad_players(policies, [s.name for s in loaded.scenario.sides])
+    if problem is not None:
+        return None, [error("O006", problem, "--policy", Span(),
+                            "write SIDE=POLICY with a side of the scenario (or 'all') and one of random, "
+                            "greedy, first, mcts, mcts:N")], loaded.sources
+    policies = _every_side(policies, [s.name for s in loaded.scenario.sides])
+    jobs = [backends.make_job(path, loaded.sources, [], seed, max_rounds, policies)]
     variant = None
     if vs:
         names = [vs] if isinstance(vs, str) else list(vs)
@@ -321,7 +329,8 @@ def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", s
             vpath, extra = path, names
         if not variant.playable:
             return None, variant.diagnostics, {**loaded.sources, **variant.sources}
-        jobs.append(backends.make_job(vpath, variant.sources, extra, seed, max_rounds))
+        jobs.append(backends.make_job(vpath, variant.sources, extra, seed, max_rounds,
+                                      _every_side(policies, [s.name for s in variant.scenario.sides])))
     timing = backends.SweepTiming()
     try:
         results = backends.run_jobs(jobs, games, workers, backend, address, progress, timing)
@@ -336,6 +345,29 @@ def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", s
                              **stats.summarize(results[1], vsides, stats.fielded(variant.scenario))}
         report["comparison"] = stats.compare(results[0], results[1], sides)
     return report, [], loaded.sources
+
+
+def _bad_players(policies: dict[str, str] | None, sides: list[str]) -> str | None:
+    """What is wrong with a sweep's players, if anything: a side the scenario lacks, a player
+    that cannot play unattended (a human), a search budget out of range."""
+    from .runtime.engine.search import parse_search
+
+    for side, name in (policies or {}).items():
+        if side != "all" and side not in sides:
+            return f"'{side}' is not a side of this scenario (its sides: {', '.join(sides)}; 'all' for every side)"
+        if name not in ("random", "greedy", "first", "scripted") and parse_search(name) is None:
+            return f"'{name}' cannot play a sweep's games (a sweep plays unattended)"
+    return None
+
+
+def _every_side(policies: dict[str, str] | None, sides: list[str]) -> dict[str, str]:
+    """``policies`` with ``all`` given to every side that has no player of its own."""
+    policies = dict(policies or {})
+    everyone = policies.pop("all", None)
+    if everyone is not None:
+        for side in sides:
+            policies.setdefault(side, everyone)
+    return policies
 
 
 # ---------------------------------------------------------------- campaigns

@@ -20,15 +20,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .cli_analysis import odds as _odds, sweep as _sweep
+from .cli_analysis import _parse_policies, odds as _odds, sweep as _sweep
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-#: ``report.FORMATS`` and ``runtime.engine.policies.POLICY_NAMES``, spelt out so that ``--help``
-#: imports neither (tests/test_startup.py keeps them equal)
+#: ``report.FORMATS`` and (in cli_analysis) ``runtime.engine.policies.POLICY_NAMES``, spelt out
+#: so that ``--help`` imports neither (tests/test_startup.py keeps them equal)
 REPORT_FORMATS = ("auto", "text", "json", "github", "sarif")
-POLICY_CHOICES = ("random", "greedy", "first", "scripted", "human")
 
 
 def _console(**options) -> Console:
@@ -77,18 +76,6 @@ def check(paths: tuple[str, ...], fmt: str, strict: bool, output) -> None:
     sys.exit(code)
 
 
-def _parse_policies(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
-    choices = POLICY_CHOICES
-    policies: dict[str, str] = {}
-    for value in values:
-        side, _, name = value.partition("=")
-        if not side or name not in choices:
-            raise click.BadParameter(f"'{value}': write SIDE=POLICY, POLICY one of {', '.join(choices)} "
-                                     "(for example north=human)", ctx, param)
-        policies[side] = name
-    return policies
-
-
 @main.command()
 @click.argument("scenario")
 @click.option("--seed", type=int, default=None, help="Seed for dice and random policies.")
@@ -97,6 +84,7 @@ def _parse_policies(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--max-rounds", type=int, default=None, help="Stop after this many rounds.")
 @click.option("--policy", "policy_options", multiple=True, metavar="SIDE=POLICY", callback=_parse_policies,
               help="Who plays a side instead of the scenario's policy: random, greedy, first, scripted, "
+                   "mcts (tree search; mcts:400 = 400 futures a decision, mcts:0.5s = half a second), "
                    "or human (you, at the terminal). Repeat for each side.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int | None,
@@ -153,6 +141,9 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
     console.print(f"[bold]rounds:[/bold] {result.rounds}   [bold]turns:[/bold] {result.turns}")
     for side, lost in result.eliminated.items():
         console.print(f"[bold]losses of {escape(side)}:[/bold] {len(lost)} unit(s)" + (f" ({escape(', '.join(lost))})" if lost else ""))
+    for side, cost in result.search.items():
+        console.print(f"[bold]search of {escape(side)}:[/bold] {cost['searches']} decision(s) searched, "
+                      f"{cost['simulations']} futures, {cost['ms_per_decision']:.1f} ms a decision")
     if log_path:
         console.print(f"event log: {escape(log_path)} ({len(result.log)} entries)")
 

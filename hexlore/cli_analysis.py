@@ -159,6 +159,34 @@ def _plot_odds(plt, result, path: str) -> None:
 
 
 # ---------------------------------------------------------------- sweep
+#: ``runtime.engine.policies.POLICY_NAMES`` and ``human``, spelt out so that ``--help`` imports
+#: no engine (tests/test_startup.py keeps them equal)
+POLICY_CHOICES = ("random", "greedy", "first", "scripted", "mcts", "human")
+
+
+def _search_spec(name: str) -> bool:
+    """Whether ``name`` is a searching player with its budget (``mcts:400``, ``mcts:0.5s``)."""
+    if not name.startswith("mcts:"):
+        return False
+    from .runtime.engine.search import parse_search  # only when a budget is given: --help stays light
+
+    return parse_search(name) is not None
+
+
+def _parse_policies(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
+    """``--policy SIDE=POLICY`` options as a dict (``run`` and ``sweep``)."""
+    choices = POLICY_CHOICES
+    policies: dict[str, str] = {}
+    for value in values:
+        side, _, name = value.partition("=")
+        if not side or not (name in choices or _search_spec(name)):
+            raise click.BadParameter(f"'{value}': write SIDE=POLICY, POLICY one of {', '.join(choices)}, "
+                                     "or mcts:N (N futures a decision) or mcts:Ts (T seconds) "
+                                     "(for example north=human, south=mcts:200)", ctx, param)
+        policies[side] = name
+    return policies
+
+
 @click.command()
 @click.argument("scenario")
 @click.option("--games", type=click.IntRange(min=1), required=True, help="How many games to play.")
@@ -171,9 +199,12 @@ def _plot_odds(plt, result, path: str) -> None:
               help="A variant played on the same seeds: .lore packs added to the scenario's (repeatable), "
                    "or another scenario file.")
 @click.option("--max-rounds", type=int, default=None, help="Stop each game after this many rounds.")
+@click.option("--policy", "policy_options", multiple=True, metavar="SIDE=POLICY", callback=_parse_policies,
+              help="Who plays a side in every game instead of the scenario's policy: random, greedy, "
+                   "first, mcts, mcts:N (N futures a decision); the side 'all' stands for every side.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--plot", default=None, help="Also draw win rates and game lengths to this .png or .svg file.")
-def sweep(scenario, games, workers, backend, seed, address, variants, max_rounds, fmt, plot):
+def sweep(scenario, games, workers, backend, seed, address, variants, max_rounds, policy_options, fmt, plot):
     """Play GAMES seeded games of SCENARIO and report win rates, game length and losses."""
     plt = _need_matplotlib(plot)
     from rich.console import Console
@@ -199,7 +230,8 @@ def sweep(scenario, games, workers, backend, seed, address, variants, max_rounds
                             console=err, auto_refresh=False, transient=True)
     vs = list(variants) or None
     if progress is None:
-        report, diagnostics, sources = api.sweep(scenario, games, workers, backend, seed, address, vs, max_rounds)
+        report, diagnostics, sources = api.sweep(scenario, games, workers, backend, seed, address, vs, max_rounds,
+                                                 policies=policy_options)
     else:
         with progress:
             task = progress.add_task("games", total=total)
@@ -209,7 +241,7 @@ def sweep(scenario, games, workers, backend, seed, address, variants, max_rounds
                 progress.refresh()
 
             report, diagnostics, sources = api.sweep(scenario, games, workers, backend, seed, address, vs,
-                                                     max_rounds, advance)
+                                                     max_rounds, advance, policies=policy_options)
     if report is None:
         _fail(diagnostics, sources)
     if fmt == "json":
@@ -271,6 +303,19 @@ def _print_summary(console: Console, s: dict) -> None:
     d = s["draws"]
     table.add_row("no winner", str(d["count"]), _pct(d["rate"]), _interval(d))
     console.print(table)
+    decided = s["ended_by_victory"]
+    console.print(f"ended by victory: {decided['count']} of {s['games'] - s['errors']['count']} games "
+                  f"({_pct(decided['rate'])}, 95% {_interval(decided)})")
+    first = s["first_player"]
+    if first["games"]:
+        openers = ", ".join(f"{escape(side)} {n}" for side, n in first["by_side"].items() if n)
+        console.print(f"first player won {first['count']} of {first['games']} games ({_pct(first['rate'])}, "
+                      f"95% {_interval(first)}; first to play: {openers})")
+    lead = s["lead_changes"]
+    console.print(f"lead changes: {lead['mean']:.2f} per game (95% {lead['low']:.2f} – {lead['high']:.2f}), "
+                  f"in {lead['games_with_a_change']} game(s)")
+    for warning in s["warnings"]:
+        console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
     ln = s["length"]
     console.print(f"game length: {ln['mean']:.2f} rounds (95% {ln['low']:.2f} – {ln['high']:.2f}), median "
                   f"{ln['median']}, {ln['min']}–{ln['max']}; {ln['turns_mean']:.2f} turns")

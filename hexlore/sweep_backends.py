@@ -46,10 +46,11 @@ class SweepJob:
     seed: int = 0
     max_rounds: int | None = None
     files: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # (absolute path, text)
+    policies: tuple[tuple[str, str], ...] = ()  # (side, player) replacing the scenario's
 
 
 def make_job(scenario_path: str, sources: dict, extra_packs: list[str], seed: int,
-             max_rounds: int | None) -> SweepJob:
+             max_rounds: int | None, policies: dict[str, str] | None = None) -> SweepJob:
     """A job carrying the text of every file the scenario and its packs read, bundled ones aside."""
     bundled = bundled_rules_root().resolve()
     files = []
@@ -58,7 +59,7 @@ def make_job(scenario_path: str, sources: dict, extra_packs: list[str], seed: in
         if p.is_file() and bundled not in p.parents:
             files.append((str(p), source.text))
     return SweepJob(str(Path(scenario_path).resolve()), tuple(str(Path(p).resolve()) for p in extra_packs),
-                    seed, max_rounds, tuple(files))
+                    seed, max_rounds, tuple(files), tuple(sorted((policies or {}).items())))
 
 
 _LOADED: dict[SweepJob, tuple] = {}
@@ -103,7 +104,7 @@ def load_job(job: SweepJob):
 def run_chunk(job: SweepJob, indices: list[int]) -> list[GameRecord]:
     """Play the games with these indices (compiling the job's rules first if this process has not)."""
     rules, scenario = load_job(job)
-    return play_games(rules, scenario, job.seed, indices, job.max_rounds)
+    return play_games(rules, scenario, job.seed, indices, job.max_rounds, dict(job.policies))
 
 
 def chunks(games: int, workers: int) -> list[list[int]]:

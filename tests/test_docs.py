@@ -17,24 +17,28 @@ from hexlore.compiler.builtins import BUILTINS
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "language.md"
 TEXT = DOC.read_text(encoding="utf-8")
+#: other pages whose ```lore blocks must compile too
+PAGES = [DOC.parent / "players.md"]
 
 FENCE = re.compile(r"^```(\w*)[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
 HEADING = re.compile(r"^(#{2,4})\s+(.*?)\s*$", re.M)
 SEEDS = ("000", "001", "002", "003", "004")
 
 
-def _heading_before(pos: int) -> str:
+def _heading_before(text: str, pos: int) -> str:
     title = "top"
-    for m in HEADING.finditer(TEXT, 0, pos):
+    for m in HEADING.finditer(text, 0, pos):
         title = m.group(2)
     return title
 
 
 def _lore_blocks() -> list[tuple[str, str]]:
     blocks = []
-    for i, m in enumerate(m for m in FENCE.finditer(TEXT) if m.group(1) == "lore"):
-        heading = _heading_before(m.start())
-        blocks.append((f"{i:02d} {heading}", m.group(2)))
+    for page in [DOC, *PAGES]:
+        text = page.read_text(encoding="utf-8")
+        prefix = "" if page == DOC else f"{page.stem} "
+        for i, m in enumerate(m for m in FENCE.finditer(text) if m.group(1) == "lore"):
+            blocks.append((f"{prefix}{i:02d} {_heading_before(text, m.start())}", m.group(2)))
     return blocks
 
 

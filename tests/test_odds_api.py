@@ -270,14 +270,15 @@ def test_the_readme_odds_example_runs_as_written():
 
 
 def test_the_readme_westeros_example_runs_as_written():
-    # blue riders (3 dice) lead, green outriders (2 - 1) support: 4 dice; both hit on valor, so
-    # green x2, blue and valor score: 4 faces of 8, Bin(4, 1/2)
+    # blue riders (3 dice) lead, green outriders (2 - 1) support: 4 dice against the blue
+    # footmen; both hit on valor, so the two blue faces and valor score: 3 of 8, Bin(4, 3/8)
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     line = next(line for line in readme.splitlines() if line.startswith("hexlore odds tests/fixtures/odds/westeros"))
     out = run_cli(*shlex.split(line)[1:], "--format", "json")
     assert out.exit_code == 0, out.output
     rows = {r["outcome"]["event:attack_rolled.hits"]: Fraction(r["probability"]) for r in json.loads(out.output)["rows"]}
-    assert rows == {0: Fraction(1, 16), 1: Fraction(1, 4), 2: Fraction(3, 8), 3: Fraction(1, 4), 4: Fraction(1, 16)}
+    assert rows == {0: Fraction(625, 4096), 1: Fraction(1500, 4096), 2: Fraction(1350, 4096),
+                    3: Fraction(540, 4096), 4: Fraction(81, 4096)}
 
 
 def test_a_decision_in_a_while_loops_condition_forks_at_each_time_round():

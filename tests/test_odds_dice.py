@@ -61,7 +61,7 @@ tag hit_tag
 
 
 def test_identical_faces_are_grouped_with_their_weight(tmp_path):
-    # no real pack declares a face twice (westeros's combat_die names its two greens apart), so a
+    # no real pack declares a face twice (westeros's combat_die names its three greens apart), so a
     # three-line pack asks the question
     (tmp_path / "repeated.lore").write_text(REPEATED, "utf-8")
     (tmp_path / "repeated.yaml").write_text(
@@ -77,8 +77,8 @@ def test_identical_faces_are_grouped_with_their_weight(tmp_path):
 
 
 def test_the_westeros_die_has_eight_distinct_faces():
-    # green_hit and green_hit2 (and morale, morale2) differ by name, so the engine branches on
-    # all eight faces: C(n + 7, 7) multisets of n dice, each face with chance 1/8
+    # green_hit, green_hit2 and green_hit3 (and blue_hit, blue_hit2) differ by name, so the
+    # engine branches on all eight faces: C(n + 7, 7) multisets of n dice, each with chance 1/8
     die = api.open_scenario(WESTEROS).rules.dice["combat_die"]
     assert [w for _, w in face_groups(die)] == [1] * 8
     assert multiset_count(4, die) == math.comb(4 + 7, 7)
@@ -130,13 +130,15 @@ def test_save_roll_is_icepools_count_of_saves(target, ranged):
     assert result.marginal("event:saves.saved") == as_dict(4 @ (icepool.d6 >= need))
 
 
-def test_westeros_attack_faces_match_icepool():
-    # a blue lead (3 dice) and a green supporter (2 - 1): 4 combat_die; hits on green or blue
-    # (neither can hit on valor), morale on either morale face
-    bow = icepool.Die(["green", "green", "blue", "red", "valor", "morale", "morale", "blank"])
-    result = exact(WESTEROS, "resolve_attack(lead: footmen, supporters: [levy], target: enemy, melee: false)",
+@pytest.mark.parametrize("target, rank", [("enemy_green", "green"), ("enemy", "blue"), ("enemy_red", "red")])
+def test_westeros_attack_faces_match_icepool(target, rank):
+    # the Battles of Westeros die: 3 green, 2 blue, 1 red, 1 valor, 1 morale. A blue lead (3 dice)
+    # and a green supporter (2 - 1): 4 combat_die; hits on the defender's rank (neither
+    # attacker can hit on valor), morale on the morale face
+    bow = icepool.Die(["green", "green", "green", "blue", "blue", "red", "valor", "morale"])
+    result = exact(WESTEROS, f"resolve_attack(lead: footmen, supporters: [levy], target: {target}, melee: false)",
                    ["event:attack_rolled.hits", "event:attack_rolled.morale"])
-    assert result.marginal("event:attack_rolled.hits") == as_dict(4 @ bow.map(lambda f: f in ("green", "blue")))
+    assert result.marginal("event:attack_rolled.hits") == as_dict(4 @ (bow == rank))
     assert result.marginal("event:attack_rolled.morale") == as_dict(4 @ (bow == "morale"))
 
 

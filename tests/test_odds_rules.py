@@ -41,6 +41,10 @@ def add(dist: dict, key, p: Fraction) -> None:
     dist[key] = dist.get(key, Fraction(0)) + p
 
 
+def binomial(n: int, p: Fraction) -> dict:
+    return {k: math.comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(n + 1)}
+
+
 # ---------------------------------------------------------------- the spider (seed 000, II and IV)
 # The spider (green banner) at F8, the attacker at F9, nothing else on the board. A die scores
 # a hit with chance p = 1/6 (green helmet) or 2/6 (and the bonus strike, when the attacker's
@@ -181,18 +185,20 @@ def test_a_whole_melee_attack_on_a_troop_matches_the_model(case, policy):
 
 
 # ---------------------------------------------------------------- coordinated attack (seed 001)
-# The real packs (rules/westeros). The die combat_die has eight faces: green x2, blue, red (rank
-# results of level 1, 2, 3), valor, morale x2, blank. With the default cumulative ranks a rank
-# result hits for a lead of that rank or higher, so a green lead scores on 2 faces, blue on 3,
-# red on 4; valor adds one face only if the lead and every supporter hit on valor (CA ¶3).
-# Rank results count by the lead's rank (English reading, hits_for_all false).
+# The real packs (rules/westeros). The Battles of Westeros die combat_die has eight faces:
+# three green-rank results, two blue-rank, one red-rank, one valor, one morale. A rank result
+# hits when it matches the defender's rank, whoever attacks, so against a green defender 3
+# faces score, a blue one 2, a red one 1; valor adds one face only if the lead and every
+# supporter hit on valor (CA ¶3).
 # The pool (CA ¶1, ¶6): the lead's dice plus each supporter's dice minus one, never below zero;
 # dice by rank green 2, blue 3, red 4, a reduced unit (lost half its strength) one fewer, a
 # fierce lead one more in melee. Every die scores independently with chance s/8, so the hits
 # are Bin(pool, s/8): P(k) = C(pool, k) (s/8)^k (1 - s/8)^(pool - k).
 WESTEROS = str(FIXTURES / "westeros_attack.yaml")
-RANK = {"levy": 1, "footmen": 2, "outriders": 1, "riders": 2, "knights": 3, "guard": 3}
+RANK = {"levy": 1, "footmen": 2, "outriders": 1, "riders": 2, "knights": 3, "guard": 3,
+        "enemy_green": 1, "enemy": 2, "enemy_red": 3}
 VALOR = {"riders", "outriders", "knights"}
+RANK_FACES = {1: 3, 2: 2, 3: 1}  # faces of the die showing each rank's result
 REDUCED = {"levy": {"strength": 2}, "footmen": {"strength": 2}, "riders": {"strength": 1},
            "guard": {"strength": 2}}
 
@@ -204,50 +210,47 @@ def westeros_pool(lead: str, supporters: list, reduced: set, melee: bool) -> int
     return dice(lead) + fierce + sum(max(0, dice(u) - 1) for u in supporters)
 
 
-@pytest.mark.parametrize("lead, supporters, reduced, melee", [
-    ("footmen", [], set(), False),                      # blue alone: 3 dice on 3 faces
-    ("riders", ["outriders"], set(), True),             # 3 + (2 - 1); all hit on valor: 4 faces
-    ("riders", ["outriders", "levy"], set(), True),     # the levy cannot hit on valor: 3 faces
-    ("knights", ["riders"], set(), True),               # fierce lead +1 in melee: 4 + 1 + 2
-    ("knights", ["riders"], set(), False),              # no fierce die at range
-    ("footmen", ["levy"], {"levy"}, True),              # reduced green supporter: 2 - 1 - 1 = 0 dice
-    ("levy", ["footmen", "guard"], {"footmen"}, True),  # green lead: only green results hit
-    ("guard", ["riders", "footmen"], {"guard", "riders", "footmen"}, True),  # all reduced: 3 + 1 + 1
+@pytest.mark.parametrize("lead, supporters, reduced, melee, target", [
+    ("footmen", [], set(), False, "enemy"),                      # blue alone on blue: 3 dice on 2 faces
+    ("footmen", [], set(), False, "enemy_green"),                # ... on green: the 3 green faces
+    ("riders", ["outriders"], set(), True, "enemy"),             # 3 + (2 - 1); all hit on valor: 3 faces
+    ("riders", ["outriders", "levy"], set(), True, "enemy"),     # the levy cannot hit on valor: 2 faces
+    ("knights", ["riders"], set(), True, "enemy_red"),           # fierce lead +1 in melee: 4 + 1 + 2; red + valor
+    ("knights", ["riders"], set(), False, "enemy_green"),        # no fierce die at range; green + valor
+    ("footmen", ["levy"], {"levy"}, True, "enemy"),              # reduced green supporter: 2 - 1 - 1 = 0 dice
+    ("levy", ["footmen", "guard"], {"footmen"}, True, "enemy_red"),  # a green lead hits a red unit on red
+    ("guard", ["riders", "footmen"], {"guard", "riders", "footmen"}, True, "enemy_green"),  # all reduced: 3 + 1 + 1
 ])
-def test_coordinated_attack_hits_match_the_closed_form(lead, supporters, reduced, melee):
+def test_coordinated_attack_hits_match_the_closed_form(lead, supporters, reduced, melee, target):
     given = {u: REDUCED[u] for u in reduced}
     action = {"call": "resolve_attack",
-              "with": {"lead": lead, "supporters": supporters, "target": "enemy", "melee": melee}}
+              "with": {"lead": lead, "supporters": supporters, "target": target, "melee": melee}}
     result = exact(WESTEROS, action, ["event:attack.dice", "event:attack_rolled.hits"], given=given)
     pool = westeros_pool(lead, supporters, reduced, melee)
     assert result.marginal("event:attack.dice") == {pool: 1}
-    scoring = {1: 2, 2: 3, 3: 4}[RANK[lead]] + (1 if all(u in VALOR for u in [lead] + supporters) else 0)
-    p = Fraction(scoring, 8)
-    expected = {k: math.comb(pool, k) * p ** k * (1 - p) ** (pool - k) for k in range(pool + 1)}
-    assert result.marginal("event:attack_rolled.hits") == expected
+    scoring = RANK_FACES[RANK[target]] + (1 if all(u in VALOR for u in [lead] + supporters) else 0)
+    assert result.marginal("event:attack_rolled.hits") == binomial(pool, Fraction(scoring, 8))
 
 
 def test_coordinated_attack_morale_results_and_hits_jointly():
-    """Hits and morale results of one throw are a trinomial: each die scores (3/8 for a blue
-    lead without valor), shows morale (2/8) or neither; the pool is 3 + (3 - 1) = 5."""
+    """Hits and morale results of one throw are a trinomial: each die scores (2/8 for a blue
+    defender, the lead without valor), shows morale (1/8) or neither (5/8); the pool is
+    3 + (3 - 1) = 5."""
     action = "resolve_attack(lead: footmen, supporters: [riders], target: enemy, melee: true)"
     result = exact(WESTEROS, action, ["event:attack_rolled.hits", "event:attack_rolled.morale"])
-    expected = {(h, m): p for (h, m, _), p in multinomial(5, [Fraction(3, 8), Fraction(2, 8), Fraction(3, 8)])}
+    expected = {(h, m): p for (h, m, _), p in multinomial(5, [Fraction(2, 8), Fraction(1, 8), Fraction(5, 8)])}
     assert result.distribution == expected
 
 
-def test_french_step_eight_counts_only_results_that_hit_for_everyone(tmp_path):
-    """Option hits_for_all: a rank result scores only if it hits for every participant,
-    so a red lead with a green supporter scores on the green faces alone (2 of 8); the levy
-    has no valor. Pool 4 + (2 - 1) = 5: Bin(5, 1/4)."""
-    variant = tmp_path / "hits_for_all.yaml"
-    variant.write_text((FIXTURES / "westeros_attack.yaml").read_text("utf-8")
-                       + "options: {hits_for_all: true}\n", "utf-8")
-    result = exact(str(variant), "resolve_attack(lead: guard, supporters: [levy], target: enemy, melee: false)",
-                   ["event:attack_rolled.hits"])
-    p = Fraction(1, 4)
-    assert result.marginal("event:attack_rolled.hits") == {
-        k: math.comb(5, k) * p ** k * (1 - p) ** (5 - k) for k in range(6)}
+@pytest.mark.parametrize("target", ["enemy_green", "enemy", "enemy_red"])
+def test_french_step_eight_holds_without_an_option(target):
+    """French step 8 counts only the results that are a success for every attacking unit.
+    A rank result hits by the defender's rank, so it is a success for all or for none: a red
+    lead (4 dice, no valor) with a green supporter (2 - 1) scores on the defender's rank faces
+    alone, 3, 2 or 1 of 8, whatever the attackers' ranks. Pool 5 at range: Bin(5, s/8)."""
+    action = f"resolve_attack(lead: guard, supporters: [levy], target: {target}, melee: false)"
+    result = exact(WESTEROS, action, ["event:attack_rolled.hits"])
+    assert result.marginal("event:attack_rolled.hits") == binomial(5, Fraction(RANK_FACES[RANK[target]], 8))
 
 
 # ---------------------------------------------------------------- save roll and corruption (seed 004)
@@ -263,10 +266,6 @@ SK_UNITS = {"archers": "archers", "soldiers": "soldiers", "knights": "knights", 
 def at_least(need: int) -> Fraction:
     """P(d6 >= need), clamped: a need of 7 never succeeds, a need of 1 or less always does."""
     return Fraction(min(6, max(0, 7 - need)), 6)
-
-
-def binomial(n: int, p: Fraction) -> dict:
-    return {k: math.comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(n + 1)}
 
 
 @pytest.mark.parametrize("target, damage, ranged, cover_bonus", [

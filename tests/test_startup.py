@@ -100,11 +100,11 @@ def test_odds_loads_no_sweep_ray_or_plots(tmp_path):
 
 def test_the_names_help_spells_out_are_those_of_their_modules():
     """``--help`` lists formats and policies without importing the modules that define them."""
-    from hexlore import cli, report
+    from hexlore import cli, cli_analysis, report
     from hexlore.runtime.engine.policies import POLICY_NAMES
 
     assert cli.REPORT_FORMATS == report.FORMATS
-    assert cli.POLICY_CHOICES == (*POLICY_NAMES, "human")
+    assert cli_analysis.POLICY_CHOICES == (*POLICY_NAMES, "human")
 
 
 def test_the_package_front_door_finds_its_names_when_asked():

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..dsl.diagnostics import Diagnostic
 from .declare import declare
+from .hooks import check_hooks
 from .graph import EventTriggerGraph, build_graph
 from .model import RuleSet, dispatch_table
 from .packs import bundled_rules_root, load_packs
@@ -32,6 +33,6 @@ def compile_packs(requests: list[str], search_paths: list[Path] | None = None,
     graph, graph_diags = build_graph(rules, loaded.skipped)
     rules.graph = graph
     usage = check_usage(loaded, rules, loaded.diagnostics + rules.diagnostics)
-    rules.diagnostics = sorted(loaded.diagnostics + rules.diagnostics + graph_diags + usage,
+    rules.diagnostics = sorted(loaded.diagnostics + rules.diagnostics + graph_diags + usage + check_hooks(rules),
                                key=Diagnostic.sort_key)
     return rules

@@ -29,7 +29,9 @@ OCCUPANCY_RULE = "may_occupy"
 #: Two units on one hex: the movement built-ins let a unit cross and end on a hex where it
 #: may share with every other unit there (tokens, markers).
 SHARING_RULE = "may_share"
-RUNTIME_HOOKS = frozenset({OCCUPANCY_RULE, SHARING_RULE})
+#: How well a side stands, where a searching player stops a future (runtime/engine/search.py).
+EVALUATION_RULE = "evaluate"
+RUNTIME_HOOKS = frozenset({OCCUPANCY_RULE, SHARING_RULE, EVALUATION_RULE})
 
 
 #: where each kind of syntax node names a declaration (a name, or a tuple of names)

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 
 from hexlore.compiler.model import RuleSet
 from hexlore.runtime.engine.game import Game, RuntimeRuleError
+from hexlore.runtime.engine.search import standing
 from hexlore.runtime.analysis.stats import derive_seed, mcnemar_p, mean_interval, wilson
 
 
@@ -29,15 +30,45 @@ class GameRecord:
     turns: int
     lost: dict[str, dict[str, int]] = field(default_factory=dict)  # side -> unit type -> units lost
     error: str | None = None  # a rule failure stops that game only
+    #: how the game ended: "victory" (a side won), "draw" (the rules ended it without a
+    #: winner), "round limit" (nobody won before the last round)
+    ending: str = "round limit"
+    first: str | None = None  # the side whose turn came first
+    lead_changes: int = 0  # how often the side ahead (engine/search.py's standing) changed
 
 
-def play_game(rules: RuleSet, scenario, base_seed: int, index: int, max_rounds: int | None = None) -> GameRecord:
+class _Lead:
+    """Follows who stands best at the start of each round (ties lead nobody)."""
+
+    def __init__(self):
+        self.leader: str | None = None
+        self.changes = 0
+
+    def __call__(self, game: Game) -> None:
+        scores = standing(game)
+        best = max(scores.values(), default=0.0)
+        ahead = [side for side, score in scores.items() if score == best]
+        if len(ahead) != 1:
+            return
+        if self.leader is not None and ahead[0] != self.leader:
+            self.changes += 1
+        self.leader = ahead[0]
+
+
+def play_game(rules: RuleSet, scenario, base_seed: int, index: int, max_rounds: int | None = None,
+              policies: dict[str, str] | None = None) -> GameRecord:
     seed = derive_seed(base_seed, index)
+    lead = _Lead()
     try:
-        game = Game(rules, scenario, seed=seed)
+        game = Game(rules, scenario, seed=seed, policies=policies)
+        game.round_watchers.append(lead)
         result = game.play(max_rounds)
     except RuntimeRuleError as exc:
         return GameRecord(index, seed, None, 0, 0, {}, exc.diagnostic.headline())
+    end = next((e for e in reversed(result.log) if e.get("type") == "end"), {})
+    ending = "victory" if result.winner else "round limit" if end.get("reason") == "round limit" else "draw"
+    if result.winner:  # the last change of lead: the winner, if it was not ahead
+        lead.changes += lead.leader is not None and lead.leader != result.winner
     lost: dict[str, dict[str, int]] = {}
     for side, ids in result.eliminated.items():
         per_type: dict[str, int] = {}
@@ -45,11 +76,14 @@ def play_game(rules: RuleSet, scenario, base_seed: int, index: int, max_rounds: 
             kind = game.state.units[uid].definition.name
             per_type[kind] = per_type.get(kind, 0) + 1
         lost[side] = dict(sorted(per_type.items()))
-    return GameRecord(index, seed, result.winner, result.rounds, result.turns, lost)
+    first = game.state.opener.name if game.state.opener is not None else None
+    return GameRecord(index, seed, result.winner, result.rounds, result.turns, lost, None, ending, first,
+                      lead.changes)
 
 
-def play_games(rules: RuleSet, scenario, base_seed: int, indices, max_rounds: int | None = None) -> list[GameRecord]:
-    return [play_game(rules, scenario, base_seed, i, max_rounds) for i in indices]
+def play_games(rules: RuleSet, scenario, base_seed: int, indices, max_rounds: int | None = None,
+               policies: dict[str, str] | None = None) -> list[GameRecord]:
+    return [play_game(rules, scenario, base_seed, i, max_rounds, policies) for i in indices]
 
 
 def fielded(scenario) -> dict[str, dict[str, int]]:
@@ -65,6 +99,10 @@ def digest(records: list[GameRecord]) -> str:
     """A short fingerprint of every game's record: equal digests mean identical sweeps."""
     data = json.dumps([asdict(r) for r in sorted(records, key=lambda r: r.index)], sort_keys=True)
     return hashlib.sha256(data.encode()).hexdigest()[:16]
+
+
+#: below this share of games ended by victory, a sweep warns that its win rates say little
+DECIDED_ENOUGH = 0.8
 
 
 def _rate(k: int, n: int) -> dict:
@@ -95,7 +133,22 @@ def summarize(records: list[GameRecord], sides: list[str], start: dict[str, dict
                          "loss_rate": (sum(lost) / (count * len(played))) if played and count else 0.0}
         losses[side] = per
     errors = [r for r in records if r.error]
+    decided = _rate(sum(r.ending == "victory" for r in played), len(played))
+    openers = [r for r in played if r.first is not None]
+    first = {"games": len(openers), **_rate(sum(r.winner == r.first for r in openers), len(openers)),
+             "by_side": {s: sum(r.first == s for r in openers) for s in sides}}
+    changes = [float(r.lead_changes) for r in played]
+    m, lo, hi = mean_interval(changes)
+    lead = {"mean": m, "low": max(0.0, lo), "high": hi,
+            "games_with_a_change": sum(c > 0 for c in changes)}
+    warnings = []
+    if played and decided["rate"] < DECIDED_ENOUGH:
+        warnings.append(f"only {decided['count']} of {len(played)} games ended by victory "
+                        f"({100 * decided['rate']:.0f}% < {100 * DECIDED_ENOUGH:.0f}%): win rates of players "
+                        "who rarely finish say little about balance; try stronger players "
+                        "(--policy all=mcts:200) or more rounds (--max-rounds)")
     return {"games": n, "wins": wins, "draws": draws, "length": length, "losses": losses,
+            "ended_by_victory": decided, "first_player": first, "lead_changes": lead, "warnings": warnings,
             "errors": {"count": len(errors), "first": [f"game {r.index}: {r.error}" for r in errors[:3]]},
             "digest": digest(records)}
 

@@ -71,6 +71,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
     def shuffle(items):
         state.will_change(items)
         game.policy_rng.shuffle(items)
+        game.shuffled[id(items)] = items  # an order no player knows (a searching player deals it anew)
 
     def pop(items):
         if not items:
@@ -406,6 +407,8 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
     def begin_turn(side):
         state.write(state.game, "turn", state.game["turn"] + 1)
         state.write(state.game, "active", side)
+        if state.opener is None and isinstance(side, Side):
+            state.set(state, "opener", side)
 
     def win(side):
         if not isinstance(side, Side):

@@ -56,6 +56,9 @@ class GameResult:
     turns: int
     eliminated: dict[str, list[str]] = field(default_factory=dict)
     log: list[dict] = field(default_factory=list)
+    #: what each searching side spent (side -> searches, futures, ms a decision); CPU time,
+    #: so it is kept out of the summary, which stays the same for the same seed
+    search: dict[str, dict] = field(default_factory=dict)
 
     def summary(self) -> dict:
         return {"winner": self.winner, "rounds": self.rounds, "turns": self.turns,
@@ -86,6 +89,12 @@ class Game:
         # the dice are injectable: the odds engine answers rolls from an enumeration
         self.roller = roller if roller is not None else Roller(self.seed, forced_dice)
         self.policy_rng = None  # made on first use (shuffles): seeding one costs more than a short action
+        #: the lists the rules shuffled, by identity: orders no player knows (engine/search.py)
+        self.shuffled: dict[int, list] = {}
+        #: the request a resumable game is stopped at while a policy answers it (engine/resume.py)
+        self.paused_at = None
+        #: called with the game at the start of each round (a sweep follows who leads)
+        self.round_watchers: list = []
         self.script = Script(decisions if decisions is not None else scenario.decisions)
         self.state = GameState(scenario.board)
         # memoised results of pure functions (hexlore/runtime/engine/memo.py): filled only while
@@ -324,8 +333,14 @@ class Game:
         limit = max_rounds or self.scenario.max_rounds or (
             self.const(rules.game.settings["max_rounds"]) if "max_rounds" in rules.game.settings
             else DEFAULT_MAX_ROUNDS)
-        if resumable:
+        searchers = [p.name for p in self.policies.values() if getattr(p, "needs_forks", False)]
+        if resumable or searchers:
             if self.compiled.not_resumable is not None:
+                if searchers:
+                    raise RuntimeRuleError(error(
+                        RULE_ERROR, f"the '{searchers[0]}' player needs rules it can stop and fork, but "
+                        f"{self.compiled.not_resumable}", self.scenario.path, Span(),
+                        "give the sides another player (greedy, random, first)"))
                 raise ValueError(f"these rules have no resumable form: {self.compiled.not_resumable}")
             self.context.stack[:] = [[play_frame, 0, limit]]
             try:
@@ -343,6 +358,8 @@ class Game:
                 self.state.write(self.state.game, "round", self.state.game["round"] + 1)
                 self.forget_round()
                 self.events.record({"type": "round"})
+                for watch in self.round_watchers:
+                    watch(self)
                 self.run_block("round")
             if not self.state.over:
                 self.run_block("end")
@@ -400,7 +417,11 @@ class Game:
             if not u.alive:
                 eliminated[u.side.name].append(u.id)
         winner = self.state.winner.name if self.state.winner else None
-        return GameResult(winner, self.state.game["round"], self.state.game["turn"], eliminated, self.events.entries)
+        search = {side: {"searches": p.cost.searches, "simulations": p.cost.simulations,
+                         "decisions_in_futures": p.cost.decisions_played, "ms_per_decision": p.cost.per_search_ms()}
+                  for side, p in self.policies.items() if getattr(p, "needs_forks", False)}
+        return GameResult(winner, self.state.game["round"], self.state.game["turn"], eliminated,
+                          self.events.entries, search)
 
 
 def _evaluator(game: Game):

@@ -92,22 +92,12 @@ class RandomPolicy(Policy):
         return self.rng.randrange(len(decision.options))
 
 
-#: the policies a side may name (``scripted`` plays the scenario's script, then ``first``)
-POLICY_NAMES = ("random", "greedy", "first", "scripted")
+#: the policies a side may name (``scripted`` plays the scenario's script, then ``first``;
+#: ``mcts`` searches, engine/search.py, and may say its budget: ``mcts:400``, ``mcts:0.5s``)
+POLICY_NAMES = ("random", "greedy", "first", "scripted", "mcts")
 
 
 _GREEDY, _FIRST = GreedyPolicy(), FirstPolicy()  # they keep nothing: one of each serves every game
-
-
-def make_policy(name: str | Policy, seed: int, side_name: str) -> Policy:
-    """The policy called ``name``, or ``name`` itself when a caller brings its own (a human)."""
-    if isinstance(name, Policy):
-        return name
-    if name == "greedy":
-        return _GREEDY
-    if name == "first" or name == "scripted":
-        return _FIRST
-    return RandomPolicy(f"hexlore-policy:{seed}:{side_name}")
 
 
 class Script:

@@ -29,8 +29,12 @@ if TYPE_CHECKING:
 def answer(game: "Game", request: Roll | Choice):
     """What the game itself answers: its dice (its roller) or the side's policy."""
     if request.__class__ is Choice:
-        return request.options[game.decide(request.name, request.side, request.options, request.scores,
-                                           request.default, request.origin)]
+        game.paused_at = request  # a searching player may fork the game here
+        try:
+            return request.options[game.decide(request.name, request.side, request.options, request.scores,
+                                               request.default, request.origin)]
+        finally:
+            game.paused_at = None
     return roll(game, request)
 
 
@@ -152,6 +156,8 @@ def play_frame(context, frame, x):
             state.write(state.game, "round", state.game["round"] + 1)
             game.forget_round()
             game.events.record({"type": "round"})
+            for watch in game.round_watchers:
+                watch(game)
             frame[1] = _ROUND
             if _run_block(game, "round"):
                 return CALL

@@ -16,7 +16,8 @@ from hexlore.compiler.builtins import ENUMS as BUILTIN_ENUMS, enum_value
 from hexlore.compiler.model import DefinitionSpec, RuleSet
 from hexlore.compiler.types import Type
 from hexlore.dsl.diagnostics import Span, did_you_mean, error
-from hexlore.runtime.engine.policies import Policy, make_policy
+from hexlore.runtime.engine.players import make_policy
+from hexlore.runtime.engine.policies import Policy
 from hexlore.runtime.engine.state import GameState, Side, Unit
 from hexlore.runtime.scenarios.model import (HEX_NOT_ON_BOARD, NO_DECK_FIELD, UNKNOWN_DEFINITION, UNKNOWN_FIELD,
                                              UNKNOWN_IN_TEST, UNKNOWN_OPTION, UNKNOWN_SIDE, UNKNOWN_TERRAIN,
@@ -194,7 +195,7 @@ def _state(game, values: ScenarioValues, problems: list, policies: dict[str, str
     for i, spec in enumerate(sc.sides):
         st.sides.append(Side(spec.name, spec.edge, i, values.field_defaults("side")))
     game.policies = {
-        s.name: make_policy(policies.get(s.name, s.policy), game.seed, s.name) for s in sc.sides}
+        s.name: make_policy(policies.get(s.name, s.policy), game.seed, s.name, game) for s in sc.sides}
     for n, spec in enumerate(sc.sides):
         side, i = st.sides[n], _index(spec, n)
         for fname, value in (spec.fields or {}).items():

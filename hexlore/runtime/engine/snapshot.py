@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from hexlore.runtime.engine.game import Game
 from hexlore.runtime.engine.bounds import BUDGET
-from hexlore.runtime.engine.policies import Script, make_policy
+from hexlore.runtime.engine.players import make_policy
+from hexlore.runtime.engine.policies import Script
 from hexlore.runtime.engine.state import GameState
 
 
@@ -81,6 +82,7 @@ class Replayer:
         self.decisions = decisions
         self.policy_names = policies
         self.start = game.state.mark()
+        self.shuffled = dict(game.shuffled)
         game.events.defer_labels = True  # a run's entries are read through game.log, if at all
 
     def reset(self, roller, seed: int = 0) -> Game:
@@ -90,8 +92,9 @@ class Replayer:
         g.seed = seed
         g.roller = roller
         g.policy_rng = None  # seeded from g.seed when first used
+        g.shuffled = dict(self.shuffled)
         g.script = Script(copy_value(self.decisions))
-        g.policies = {name: make_policy(p, seed, name) for name, p in self.policy_names.items()}
+        g.policies = {name: make_policy(p, seed, name, g) for name, p in self.policy_names.items()}
         g.log = []
         g.context.depth = 0
         return g

@@ -78,6 +78,8 @@ class GameState:
     occupants: dict[Hex, list[Unit]] = field(default_factory=dict)
     winner: Side | None = None
     over: bool = False
+    #: the side whose turn came first (the first player)
+    opener: Side | None = None
     #: what each change replaced, oldest first, while a fork may be taken back (None: not kept)
     journal: list | None = None
 

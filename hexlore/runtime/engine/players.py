@@ -1,0 +1,34 @@
+"""Making a side's player from its name: ``random``, ``greedy``, ``first``, ``scripted``, or a
+searching player ``mcts`` with its budget (``mcts:400`` futures a decision, ``mcts:0.5s``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hexlore.runtime.engine.policies import _FIRST, _GREEDY, Policy, RandomPolicy
+from hexlore.runtime.engine.search import SearchPolicy, parse_search
+
+if TYPE_CHECKING:
+    from hexlore.runtime.engine.game import Game
+
+
+def make_policy(name: str | Policy, seed: int, side_name: str, game: "Game | None" = None) -> Policy:
+    """The policy called ``name``, or ``name`` itself when a caller brings its own (a human).
+    A searching player is attached to ``game``, whose rules it forks."""
+    if isinstance(name, Policy):
+        policy = name
+    elif name == "greedy":
+        return _GREEDY
+    elif name == "first" or name == "scripted":
+        return _FIRST
+    else:
+        search = parse_search(name)
+        if search is None:
+            if name.startswith(SearchPolicy.name):
+                raise ValueError(f"'{name}': write mcts, mcts:N (N futures a decision, 1 to 1,000,000) "
+                                 "or mcts:Ts (T seconds a decision, at most 3600)")
+            return RandomPolicy(f"hexlore-policy:{seed}:{side_name}")
+        policy = SearchPolicy(f"{seed}:{side_name}", **search)
+    if game is not None and getattr(policy, "needs_forks", False):
+        policy.attach(game)
+    return policy

@@ -1,0 +1,363 @@
+"""A player that searches: Monte Carlo tree search over the resumable rules.
+
+At each decision with more than one option the player forks the game where it stands
+(:func:`resume.fork`: the state's journal mark and the frames of the rules that are
+running), and plays ``simulations`` short futures from there, each restored in place
+before the next. A future answers every request itself, never through the game's dice or
+players, so nothing of the real game is consumed or written:
+
+- **decisions** of every side inside the tree are chosen by UCT (each side maximises its own
+  reward); below the tree, by a cheap rollout player (uniform, from the search's stream);
+- **dice** are rolled from the search's own stream (sampled chance: the tree is
+  *open-loop*, keyed by the options' labels, so the same node serves every roll that leads
+  to it and an option the dice made impossible is simply not offered);
+- **hidden order** — every list the rules have shuffled (a deck) — is dealt again from the
+  search's stream at the start of each future (determinization: no player knows the order);
+- a future stops when the game ends, or after ``depth`` decisions. A victory is worth 1 to
+  the winner and 0 to the others; a position without a winner (the round limit, a drawn
+  game, a future stopped) is **evaluated**: by the packs' ``evaluate(s: side) -> int`` when
+  they declare one (more is better for ``s``), else by the units each side has still alive,
+  and is worth between 0.2 and 0.8 by how far ahead the side stands. Game knowledge stays
+  in the packs.
+
+The option taken is the one with the best mean among those the root tried at least a
+quarter as often as the most tried one. Each search draws from a stream seeded by the game's seed, the side and the
+number of searches before it, so the same seed plays the same game, byte for byte; a time
+budget (``mcts:0.5s``) is the exception, since how far a search gets then depends on the
+machine.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from hexlore.compiler.usage import EVALUATION_RULE
+from hexlore.runtime.engine.bounds import GameOver, RuleError
+from hexlore.runtime.engine.dice import Roller
+from hexlore.runtime.engine.policies import Decision, Policy
+from hexlore.runtime.engine.requests import Choice, Roll
+from hexlore.runtime.engine.resume import drive, fork, restore, roll
+
+if TYPE_CHECKING:
+    from hexlore.runtime.engine.game import Game
+
+
+DEFAULT_SIMULATIONS = 200
+DEFAULT_DEPTH = 40  # decisions a future plays past the root before it is evaluated
+EXPLORATION = 1.0  # PUCT's constant for rewards in [0, 1]
+PREFERRED = 0.25  # the share of the prior that goes to the options the rules prefer
+GREED = 0.8  # how often a rollout takes the option the rules prefer
+
+
+@dataclass
+class _Edge:
+    """One option of a tree node: how often it was tried and the reward its side got."""
+
+    visits: int = 0
+    total: float = 0.0
+    node: "_Node | None" = None
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.visits if self.visits else 0.0
+
+
+@dataclass
+class _Node:
+    """A decision reached by a sequence of options (open-loop: whatever the dice were)."""
+
+    visits: int = 0
+    edges: dict = field(default_factory=dict)  # option label -> _Edge
+
+
+@dataclass
+class SearchCost:
+    """What a searching player spent, for the per-decision cost a run reports."""
+
+    searches: int = 0
+    simulations: int = 0
+    decisions_played: int = 0  # decisions answered inside futures
+    seconds: float = 0.0
+
+    def per_search_ms(self) -> float:
+        return 1000 * self.seconds / self.searches if self.searches else 0.0
+
+
+class _Spread:
+    """A running standard deviation (Welford's), at least 1: how much leads vary."""
+
+    __slots__ = ("n", "mean", "m2")
+
+    def __init__(self):
+        self.n, self.mean, self.m2 = 0, 0.0, 0.0
+
+    def add(self, x: float) -> None:
+        self.n += 1
+        d = x - self.mean
+        self.mean += d / self.n
+        self.m2 += d * (x - self.mean)
+
+    def deviation(self) -> float:
+        return max(1.0, math.sqrt(self.m2 / (self.n - 1))) if self.n > 1 else 1.0
+
+
+class SearchPolicy(Policy):
+    """``mcts``: Monte Carlo tree search, ``simulations`` futures a decision (or ``seconds``)."""
+
+    name = "mcts"
+    needs_forks = True
+
+    def __init__(self, seed: str, simulations: int = DEFAULT_SIMULATIONS, seconds: float | None = None,
+                 depth: int = DEFAULT_DEPTH, exploration: float = EXPLORATION, greed: float = GREED):
+        self.seed = seed
+        self.simulations = simulations
+        self.seconds = seconds
+        self.depth = depth
+        self.exploration = exploration
+        self.greed = greed
+        self.game: "Game | None" = None
+        self.cost = SearchCost()
+
+    def attach(self, game: "Game") -> None:
+        self.game = game
+
+    def choose(self, decision: Decision) -> int:
+        if len(decision.options) <= 1:
+            return 0
+        game = self.game
+        paused = getattr(game, "paused_at", None)
+        if game is None or paused is None or paused.options is not decision.options:
+            raise RuleError(f"the '{self.name}' player searches only in a game played to the end "
+                            f"(hexlore run, sweep): decision '{decision.name}' was asked outside one",
+                            hint="give this side another player here (first, greedy, random)")
+        started = time.process_time()
+        rng = random.Random(f"hexlore-mcts:{self.seed}:{self.cost.searches}")
+        index = _Search(game, decision, rng, self).run()
+        self.cost.searches += 1
+        self.cost.seconds += time.process_time() - started
+        return index
+
+
+class _Search:
+    """One search from one decision; leaves the game exactly as it found it."""
+
+    def __init__(self, game: "Game", decision: Decision, rng: random.Random, player: SearchPolicy):
+        self.game = game
+        self.decision = decision
+        self.rng = rng
+        self.player = player
+        self.root = _Node()
+        self.sides = [s.name for s in game.state.sides]
+        self.evaluation = game.rules.functions.get(EVALUATION_RULE)
+        self.root_leads = _leads(self._scores(), self.sides)
+        self.spread = {s: _Spread() for s in self.sides}
+
+    def run(self) -> int:
+        game, player = self.game, self.player
+        state, events = game.state, game.events
+        keeping = state.journal is not None
+        start = fork(game)
+        saved = (game.roller, game._policy_rng, events.file, events.rolls_only, events.defer_labels,
+                 game.paused_at, dict(game.shuffled), game.round_watchers)
+        game.round_watchers = []
+        game.roller = Roller(self.rng.getrandbits(64))
+        game.policy_rng = self.rng
+        events.file, events.rolls_only, events.defer_labels = None, True, False
+        game.paused_at = None
+        labels = self.decision.labels
+        deadline = None if player.seconds is None else time.process_time() + player.seconds
+        try:
+            done = 0
+            while (done < player.simulations) if deadline is None else (time.process_time() < deadline or done == 0):
+                restore(game, start)
+                self._deal()
+                self._simulate(labels)
+                done += 1
+            player.cost.simulations += done
+        finally:
+            restore(game, start)
+            (game.roller, game._policy_rng, events.file, events.rolls_only, events.defer_labels,
+             game.paused_at, game.shuffled, game.round_watchers) = saved
+            if not keeping:
+                state.journal = None
+        return self._best(labels)
+
+    # ------------------------------------------------------------ one future
+    def _deal(self) -> None:
+        """Deal every shuffled list again (journalled, so the restore puts the real order back)."""
+        state, rng = self.game.state, self.rng
+        for items in self.game.shuffled.values():
+            if len(items) > 1:
+                state.will_change(items)
+                rng.shuffle(items)
+
+    def _simulate(self, root_labels: list) -> None:
+        game = self.game
+        path: list[tuple[_Node, _Edge, str]] = []
+        decision = self.decision
+        index, edge = self._select(self.root, root_labels, decision.scores, decision.default)
+        path.append((self.root, edge, decision.side.name))
+        node = self._child(edge) if edge.visits else None  # grow the tree by one node a future
+        played = 0
+
+        def ask(request):
+            nonlocal node, played
+            if request.__class__ is Roll:
+                return roll(game, request)
+            options = request.options
+            if len(options) <= 1:
+                return options[0] if options else request
+            played += 1
+            if played > self.player.depth:
+                return request  # stop here: the position is evaluated
+            if node is not None:
+                shown = game.events.shown
+                scores = request.scores() if callable(request.scores) else request.scores
+                i, chosen = self._select(node, [shown(o) for o in options], scores, request.default)
+                path.append((node, chosen, request.side.name))
+                node = self._child(chosen) if chosen.visits else None
+                return options[i]
+            return options[self._rollout(request)]
+
+        try:
+            drive(game, decision.options[index], ask=ask)
+        except GameOver:
+            pass
+        self.player.cost.decisions_played += played
+        rewards = self._rewards()
+        for owner, chosen, who in path:
+            owner.visits += 1
+            chosen.visits += 1
+            chosen.total += rewards[who]
+
+    def _select(self, node: _Node, labels: list, scores, default) -> tuple[int, _Edge]:
+        """PUCT among the options offered now: the mean reward of an option plus a bonus that
+        its prior earns and its visits spend. The prior leans on the rules' judgement: half
+        of it goes to the options the rules prefer most (their 'prefer' scores, else their
+        default), half to every option alike; an option never tried counts as a draw."""
+        edges = node.edges
+        n = len(labels)
+        keys = [_key(label) for label in labels]
+        if scores:
+            best = max(scores)
+            favoured = [i for i in range(n) if scores[i] == best]
+        else:
+            favoured = [default] if default is not None and 0 <= default < n else []
+        spread = PREFERRED / len(favoured) if favoured else 0.0
+        base = (1.0 - PREFERRED * bool(favoured)) / n
+        bonus_scale = self.player.exploration * math.sqrt(max(1, node.visits))
+        best_i, best_score = 0, -math.inf
+        favoured_set = set(favoured)
+        for i in range(n):
+            edge = edges.get(keys[i])
+            prior = base + (spread if i in favoured_set else 0.0)
+            if edge is None or not edge.visits:
+                score = 0.5 + bonus_scale * prior
+            else:
+                score = edge.mean + bonus_scale * prior / (1 + edge.visits)
+            if score > best_score:
+                best_i, best_score = i, score
+        key = keys[best_i]
+        edge = edges.get(key)
+        if edge is None:
+            edge = edges[key] = _Edge()
+        return best_i, edge
+
+    def _rollout(self, request: Choice) -> int:
+        """Below the tree: the option the rules prefer (their 'prefer' scores, ties at random)
+        with probability ``greed``, else any option."""
+        rng = self.rng
+        n = len(request.options)
+        if rng.random() < self.player.greed:
+            scores = request.scores() if callable(request.scores) else request.scores
+            if scores:
+                best = max(scores)
+                tied = [i for i, s in enumerate(scores) if s == best]
+                return tied[rng.randrange(len(tied))] if len(tied) > 1 else tied[0]
+        return rng.randrange(n)
+
+    def _child(self, edge: _Edge) -> _Node:
+        if edge.node is None:
+            edge.node = _Node()
+        return edge.node
+
+    def _best(self, labels: list) -> int:
+        """The option with the best mean reward among those tried at least a quarter as often as
+        the most tried (a mean from a few lucky futures is not trusted); ties go to the more
+        tried, then the earlier option."""
+        edges = self.root.edges
+        tried = [(edges[_key(label)], i) for i, label in enumerate(labels) if _key(label) in edges]
+        most = max((edge.visits for edge, _ in tried), default=0)
+        ranked = [(edge.mean, edge.visits, -i) for edge, i in tried if 4 * edge.visits >= most and edge.visits]
+        return -max(ranked)[2] if ranked else 0
+
+    # ------------------------------------------------------------ rewards
+    def _rewards(self) -> dict[str, float]:
+        """Each side's reward in [0, 1]: 1 for the winner, 0 for the others. A game ended without
+        a winner, or a future stopped before the end, is worth between the two by how much the
+        side's lead (its evaluation less the best of the others') grew or shrank since the
+        root: from 0.2 to 0.8, so that a victory is always worth more than any lead. A lead is
+        measured against how much leads vary among this search's futures (their standard
+        deviation), so the evaluation's units do not matter."""
+        state = self.game.state
+        if state.winner is not None:
+            return {s: float(s == state.winner.name) for s in self.sides}
+        leads = _leads(self._scores(), self.sides)
+        rewards = {}
+        for s in self.sides:
+            delta = leads[s] - self.root_leads[s]
+            spread = self.spread[s]
+            spread.add(delta)
+            rewards[s] = 0.5 + 0.3 * math.tanh(delta / spread.deviation())
+        return rewards
+
+    def _scores(self) -> dict[str, float]:
+        return standing(self.game, self.evaluation is not None)
+
+
+def _leads(scores: dict[str, float], sides: list[str]) -> dict[str, float]:
+    """Each side's evaluation less the best of the others'."""
+    return {s: scores[s] - max((scores[o] for o in sides if o != s), default=scores[s]) for s in sides}
+
+
+def standing(game: "Game", declared: bool | None = None) -> dict[str, float]:
+    """How well each side stands now: the packs' ``evaluate(s)`` when they declare it, else the
+    units each side has alive (on the board or not). ``declared``: whether they do, if known."""
+    if declared is None:
+        declared = EVALUATION_RULE in game.rules.functions
+    if declared:
+        return {s.name: float(game.call_function(EVALUATION_RULE, [s])) for s in game.state.sides}
+    alive = {s.name: 0.0 for s in game.state.sides}
+    for u in game.state.units.values():
+        if u.alive:
+            alive[u.side.name] = alive.get(u.side.name, 0.0) + 1.0
+    return alive
+
+
+def _key(label):
+    """A label as a dictionary key (a list of hexes is labelled as a list)."""
+    if label.__class__ is list:
+        return tuple(_key(x) for x in label)
+    return label
+
+
+def parse_search(spec: str) -> dict | None:
+    """``mcts``, ``mcts:400`` (futures a decision) or ``mcts:0.5s`` (seconds a decision) as
+    keyword arguments of :class:`SearchPolicy`; None when ``spec`` is not one."""
+    name, _, budget = spec.partition(":")
+    if name != SearchPolicy.name:
+        return None
+    if not budget:
+        return {}
+    try:
+        if budget.endswith("s"):
+            seconds = float(budget[:-1])
+            return {"seconds": seconds} if 0 < seconds <= 3600 else None
+        simulations = int(budget)
+    except ValueError:
+        return None
+    return {"simulations": simulations} if 1 <= simulations <= 1_000_000 else None

@@ -1,0 +1,170 @@
+"""The searching player (``mcts``, hexlore/runtime/engine/search.py): it finds what only a
+search can see, evaluates with the packs' ``evaluate``, never peeks at a hidden order, plays
+the same game for the same seed, and leaves the game it searches exactly as it found it."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import ROOT
+from hexlore.api import open_scenario
+from hexlore.cli import main
+from hexlore.runtime.engine.game import Game
+from hexlore.runtime.engine.policies import RandomPolicy
+from hexlore.runtime.engine.search import SearchPolicy, parse_search
+
+PUZZLES = ROOT / "tests" / "fixtures" / "search"
+PLAYABLE = [("battlelore/spider_ford.yaml", ("north", "south")), ("tickclock/ruins.yaml", ("dawn", "dusk")),
+            ("westeros/skirmish.yaml", ("stark", "lannister")), ("skirmish/village_raid.yaml", ("north", "south"))]
+
+
+def play(path, seed: int = 0, policies=None, max_rounds=None, resumable=False) -> tuple[Game, str]:
+    loaded = open_scenario(str(path))
+    assert loaded.ok, [d.headline() for d in loaded.diagnostics]
+    out = io.StringIO()
+    game = Game(loaded.rules, loaded.scenario, seed=seed, log_file=out, policies=policies)
+    game.play(max_rounds, resumable=resumable)
+    return game, out.getvalue()
+
+
+def choices(log: str, side: str) -> list:
+    return [e["choice"] for e in map(json.loads, log.splitlines()) if e.get("by") == side]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_search_finds_the_one_winning_number_that_the_rules_prefer_least(seed):
+    game, log = play(PUZZLES / "lucky.yaml", seed)
+    assert choices(log, "north") == [7] and game.state.winner.name == "north"
+    _, greedy = play(PUZZLES / "lucky.yaml", seed, {"north": "greedy"})
+    assert choices(greedy, "north") == [0]  # the rules' preference alone never finds it
+
+
+def test_where_nobody_can_win_the_packs_evaluation_decides():
+    game, log = play(PUZZLES / "points.yaml", 1)
+    assert choices(log, "north") == [9, 9, 9]
+    assert game.state.winner is None and game.result().search["north"]["searches"] == 3
+
+
+def test_the_search_never_sees_the_order_of_a_shuffled_deck():
+    """Naming the top card wins: a player that could see the deck's order would win every game;
+    one that deals it anew in each future wins about one game in four."""
+    winners = [play(PUZZLES / "guess.yaml", seed, {"north": "mcts:40"})[0].state.winner for seed in range(16)]
+    wins = sum(w is not None and w.name == "north" for w in winners)
+    assert 0 < wins < 12
+
+
+class _SearchThenRandom(SearchPolicy):
+    """Searches at every decision, then answers as a random player would: the game must go on
+    exactly as the random player's game."""
+
+    def __init__(self, side: str):
+        super().__init__(f"peek:{side}", simulations=3, depth=8)
+        self.random = RandomPolicy(f"same:{side}")
+
+    def choose(self, decision):
+        super().choose(decision)
+        return self.random.choose(decision)
+
+
+@pytest.mark.parametrize("scenario, sides", PLAYABLE, ids=[p for p, _ in PLAYABLE])
+def test_a_search_leaves_the_game_exactly_as_it_found_it(scenario, sides):
+    path = ROOT / "scenarios" / scenario
+    peeking = {s: _SearchThenRandom(s) for s in sides}
+    game, searched = play(path, 3, peeking, max_rounds=2)
+    _, plain = play(path, 3, {s: RandomPolicy(f"same:{s}") for s in sides}, max_rounds=2, resumable=True)
+    assert sum(p.cost.searches for p in peeking.values()) > 0
+    assert searched == plain
+    assert game.state.journal is None  # the journal a search keeps is dropped after it
+
+
+def test_the_same_seed_plays_the_same_game_byte_for_byte():
+    path = ROOT / "scenarios" / "battlelore" / "spider_ford.yaml"
+    policies = {"north": "mcts:6", "south": "random"}
+    first, second = play(path, 5, policies, max_rounds=2)[1], play(path, 5, policies, max_rounds=2)[1]
+    assert first == second and '"by":"north"' in first
+    assert play(path, 6, policies, max_rounds=2)[1] != first
+
+
+@pytest.mark.parametrize("spec, parsed", [("mcts", {}), ("mcts:400", {"simulations": 400}),
+                                          ("mcts:0.5s", {"seconds": 0.5}), ("mcts:0", None), ("mcts:-3", None),
+                                          ("mcts:lots", None), ("mcts:0s", None), ("greedy", None),
+                                          ("mcts:2000000", None), ("mcts:7200s", None)])
+def test_search_budgets(spec, parsed):
+    assert parse_search(spec) == parsed
+
+
+def test_the_cli_plays_a_searching_side_and_reports_its_cost():
+    result = CliRunner().invoke(main, ["run", str(PUZZLES / "lucky.yaml"), "--policy", "north=mcts:50"])
+    assert result.exit_code == 0, result.output
+    assert "winner: north" in result.output
+    assert "search of north: 1 decision(s) searched, 50 futures" in result.output
+    bad = CliRunner().invoke(main, ["run", str(PUZZLES / "lucky.yaml"), "--policy", "north=mcts:0"])
+    assert bad.exit_code == 2 and "mcts:N" in bad.output
+
+
+def test_a_searching_player_needs_a_game_it_can_fork():
+    """Outside a played game (a scenario test calls a procedure directly) there is no point to
+    fork from: the player says so instead of answering blindly."""
+    loaded = open_scenario(str(PUZZLES / "lucky.yaml"))
+    game = Game(loaded.rules, loaded.scenario, seed=0)
+    player = game.policies["north"]
+    assert isinstance(player, SearchPolicy)
+    from hexlore.runtime.engine.bounds import RuleError
+    from hexlore.runtime.engine.policies import Decision
+
+    with pytest.raises(RuleError, match="searches only in a game played to the end"):
+        player.choose(Decision("lucky", game.state.sides[0], [1, 2], [1, 2], None, None))
+
+
+def test_a_sweep_of_searching_players_is_the_same_on_one_worker_or_two_and_reports_how_games_end():
+    import hexlore
+
+    one, diagnostics, _ = hexlore.sweep(str(PUZZLES / "lucky.yaml"), 6, workers=1, policies={"all": "mcts:30"})
+    assert diagnostics == []
+    two, _, _ = hexlore.sweep(str(PUZZLES / "lucky.yaml"), 6, workers=2, policies={"all": "mcts:30"})
+    assert one["digest"] == two["digest"]
+    assert one["wins"]["north"]["count"] == 6 and one["ended_by_victory"]["count"] == 6
+    assert one["first_player"]["count"] == 6 and one["first_player"]["by_side"] == {"north": 6, "south": 0}
+    assert one["warnings"] == []
+    drawn, _, _ = hexlore.sweep(str(PUZZLES / "points.yaml"), 3, policies={"all": "greedy"})
+    assert drawn["ended_by_victory"]["count"] == 0
+    assert "only 0 of 3 games ended by victory" in drawn["warnings"][0]
+
+
+def test_a_sweep_follows_who_leads_by_the_packs_evaluation():
+    """In the points puzzle north (searching) takes 9 while south (greedy) takes 0, so north
+    leads from the second round on and the lead never changes; with both greedy nobody ever
+    leads (equal scores)."""
+    import hexlore
+
+    report, _, _ = hexlore.sweep(str(PUZZLES / "points.yaml"), 2, policies={"north": "mcts:60", "south": "greedy"})
+    assert report["lead_changes"]["mean"] == 0.0
+    flipped, _, _ = hexlore.sweep(str(PUZZLES / "points.yaml"), 2, policies={"north": "greedy", "south": "mcts:60"})
+    assert flipped["lead_changes"]["mean"] == 0.0
+
+
+def test_lead_changes_count_each_time_another_side_comes_out_ahead(monkeypatch):
+    from hexlore.runtime.analysis import sweep
+
+    standings = iter([{"n": 1, "s": 0}, {"n": 1, "s": 1}, {"n": 0, "s": 2}, {"n": 0, "s": 5}, {"n": 3, "s": 2}])
+    monkeypatch.setattr(sweep, "standing", lambda game: next(standings))
+    lead = sweep._Lead()
+    for _ in range(5):
+        lead(None)
+    assert (lead.changes, lead.leader) == (2, "n")  # a tie leads nobody and changes nothing
+
+
+@pytest.mark.slow
+def test_a_sweep_of_searching_players_on_ray_is_the_same_as_on_the_process_pool():
+    pytest.importorskip("ray", reason="Ray publishes no wheel for this platform (see the test extra's marker)")
+    import hexlore
+
+    players, ford = {"all": "mcts:5"}, "battlelore/spider_ford"
+    local, _, _ = hexlore.sweep(ford, 4, workers=2, policies=players, max_rounds=3)
+    on_ray, diagnostics, _ = hexlore.sweep(ford, 4, workers=2, backend="ray", policies=players, max_rounds=3)
+    assert diagnostics == [] and on_ray["backend"] == "ray"
+    assert on_ray["digest"] == local["digest"] and on_ray["wins"] == local["wins"]
