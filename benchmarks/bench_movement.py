@@ -135,6 +135,7 @@ def growth(sizes: list[int]) -> None:
 
 def through_lore(repeat: int) -> None:
     from hexlore.api import open_scenario
+    from hexlore.compiler.builtins import enum_value
     from hexlore.runtime.engine.game import Game
 
     loaded = open_scenario(str(ROOT / "scenarios" / "geometry" / "movement.yaml"))
@@ -143,7 +144,8 @@ def through_lore(repeat: int) -> None:
     unit = game.state.units["w"]
     unit.f["move_points"] = 3
     move_options = game.builtins["move_options"]
-    args = (unit, 3, "cost_003", "no_obstacle", "never", "passes_003", "never", "none")
+    # the arguments the compiler gives a call leaving obstacle, stops, controls and zoc out
+    args = (unit, 3, "cost_003", None, None, "passes_003", None, enum_value("zoc", "ignore"))
     hexes = move_options(*args)
     t = timed(lambda: move_options(*args), repeat)
     calls = {"n": 0}

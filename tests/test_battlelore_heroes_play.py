@@ -23,6 +23,7 @@ import pytest
 
 from conftest import ROOT
 from hexlore.compiler import compile_packs
+from hexlore.compiler.builtins import enum_value
 from hexlore.runtime.engine.game import Game
 from hexlore.runtime.scenarios.loader import load_scenario
 
@@ -135,8 +136,8 @@ def labels(game: Game, hexes) -> set[str]:
 def options(game: Game, uid: str) -> set[str]:
     unit = game.state.units[uid]
     found = game.call_function("join_hexes", [unit, unit.f["move"]])
-    plain = game.builtins["move_options"](unit, unit.f["move"], "enter_cost", "no_obstacles", "stops_at",
-                                          "passes_through", "no_zones", "none")
+    plain = game.builtins["move_options"](unit, unit.f["move"], "enter_cost", None, "stops_at",
+                                          "passes_through", None, enum_value("zoc", "ignore"))
     return labels(game, list(found) + list(plain))
 
 

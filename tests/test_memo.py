@@ -75,10 +75,10 @@ function never(u: unit, h: hex) -> bool = false
 function no_wall(u: unit, a: hex, b: hex) -> bool = false
 function nobody(u: unit, o: unit) -> bool = false
 procedure search_twice(u: unit, to: hex) -> list of int {
-  let a = count(move_options(u, 2, one, no_wall, never, nobody, never, "none"))
-  let b = count(move_path(u, to, 2, one, no_wall, never, nobody, never, "none"))
+  let a = count(move_options(u, 2, one, no_wall, never, nobody, never, zoc.ignore))
+  let b = count(move_path(u, to, 2, one, no_wall, never, nobody, never, zoc.ignore))
   move(u, to)
-  let c = count(move_options(u, 2, one, no_wall, never, nobody, never, "none"))
+  let c = count(move_options(u, 2, one, no_wall, never, nobody, never, zoc.ignore))
   return [a, b, c]
 }
 """

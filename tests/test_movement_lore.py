@@ -2,8 +2,9 @@
 
 The variants themselves are tested by the scenarios in ``scenarios/geometry/movement*.yaml``
 (``hexlore test scenarios``, also run by ``tests/test_scenarios.py``); here are the cases a
-scenario cannot state: a bad zone-of-control rule or a forced step costing nothing must be
-a located rule error (R001), never a traceback; a path out of reach is empty and costs -1;
+scenario cannot state: the built-ins' defaults give what the stub functions packs wrote
+before them gave; a forced step costing nothing must be a located rule error (R001), never
+a traceback; a path out of reach is empty and costs -1;
 a unit off the board has no options; zero-cost steps are searched correctly.
 """
 
@@ -24,25 +25,33 @@ function plain_step(u: unit, a: hex, b: hex) -> bool = false
 function never(u: unit, h: hex) -> bool = false
 function nobody(u: unit, other: unit) -> bool = false
 
-procedure bad_zone(u: unit) -> list of hex {
-  return move_options(u, 2, one, plain_step, never, nobody, never, "sideways")
-}
 procedure zero_push(u: unit) -> list of hex {
-  return away_options(u, u.hex, 2, free, nobody)
+  return away_options(u, u.hex, 2, free)
 }
 procedure free_moves(u: unit) -> list of hex {
-  return move_options(u, 0, free, plain_step, never, nobody, never, "stop")
+  return move_options(u, 0, free, zoc: stop)
 }
+# every argument by position, as before built-ins had defaults
 procedure path_to(u: unit, h: hex) -> list of hex {
-  return move_path(u, h, 2, one, plain_step, never, nobody, never, "none")
+  return move_path(u, h, 2, one, plain_step, never, nobody, never, zoc.ignore)
 }
+# every argument left to its default: one point a hex, nothing in the way
 procedure spent_to(u: unit, h: hex) -> int {
-  return move_spent(u, h, 2, one, plain_step, never, nobody, never, "none")
+  return move_spent(u, h, 2)
 }
 procedure all_options(u: unit, source: hex) -> int {
-  return count(move_options(u, 2, one, plain_step, never, nobody, never, "none"))
+  return count(move_options(u, 2, one, plain_step, never, nobody, never, zoc.ignore))
     + count(teleport_options(u, 2, never)) + count(retreat_options(u, 2, one, nobody))
     + count(retreat_from_options(u, source, 2, one, nobody)) + count(away_options(u, source, 2, one, nobody))
+}
+# the defaults give what the stubs they replace gave
+procedure defaults_agree(u: unit, source: hex) -> bool {
+  return move_options(u, 2) == move_options(u, 2, one, plain_step, never, nobody, never, zoc.ignore)
+    and move_options(u, 2, zoc: forbid, controls: never) == move_options(u, 2, one)
+    and retreat_options(u, 2) == retreat_options(u, 2, one, nobody)
+    and away_options(u, source, 2) == away_options(u, source, 2, passes: nobody)
+    and retreat_from_options(u, source, 2) == retreat_from_options(u, source, 2, cost: one)
+    and reachable(u, 2) == reachable(u, 2, one, never)
 }
 """
 
@@ -83,13 +92,11 @@ def labels(game, hexes):
     return [game.state.board.label(h) for h in hexes]
 
 
-def test_an_unknown_zone_rule_is_a_located_rule_error(game_factory) -> None:
+def test_defaults_of_the_movement_built_ins_are_the_stubs_packs_wrote(game_factory) -> None:
     game, u = game_factory()
-    with pytest.raises(RuntimeRuleError) as info:
-        game.guarded(game.call_procedure, "bad_zone", [u])
-    d = info.value.diagnostic
-    assert d.code == "R001" and d.span.line == line_of('"sideways"')
-    assert "'sideways'" in d.message and "none, stop, forbid, enter" in d.message
+    board = game.state.board
+    for source in ("1,-1", "0,1", "-2,2"):
+        assert game.call_procedure("defaults_agree", [u, board.parse_label(source)]) is True
 
 
 def test_a_forced_step_costing_nothing_is_a_located_rule_error(game_factory) -> None:

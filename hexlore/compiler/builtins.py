@@ -9,11 +9,47 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .model import Symbol
 from .types import ANY, BOOL, DIE, FN, HEX, INT, POOL, SIDE, TEXT, UNIT, Type, list_of
 
 PURE = "pure"  # allowed in functions and guards
 RANDOM = "random"  # consumes the game's randomness
 EFFECT = "effect"  # changes the game state
+
+
+#: Enums the built-ins take, by name: a closed set of modes instead of magic strings. Their
+#: values are written where a built-in expects one (``zoc: stop``) or qualified by the enum
+#: (``zoc.stop``), so they take no name from any pack; a parameter or option may be declared
+#: with the enum as its type (``zone: zoc``).
+ENUMS: dict[str, tuple[str, ...]] = {
+    # zones of control in a movement search (hexlore/runtime/geometry/movement.py, ZOC_MODES)
+    "zoc": ("ignore", "stop", "forbid", "enter"),
+}
+
+
+def enum_type(name: str) -> Type:
+    """The type of the values of built-in enum ``name``."""
+    return Type("enum:" + name)
+
+
+def enum_value(enum: str, value: str) -> Symbol:
+    """Value ``value`` of built-in enum ``enum``, as the runtime sees it."""
+    return Symbol(enum, value)
+
+
+def builtin_enum_of(t: Type) -> str | None:
+    """The built-in enum ``t`` is the type of, or None."""
+    if t.name.startswith("enum:") and t.name[5:] in ENUMS:
+        return t.name[5:]
+    return None
+
+
+ZOC = enum_type("zoc")
+
+#: the default of a function-valued parameter: no function at all. The runtime reads it as
+#: the function a pack would otherwise write by hand, "never" (always false), or, for a
+#: step cost, one point a hex.
+NO_FUNCTION = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +63,16 @@ class Builtin:
     #: return type follows the element type of the first (list) argument
     returns_item_of_first: bool = False
     returns_first: bool = False
+    #: parameter name -> the constant an omitted argument takes (filled in when compiling, so
+    #: the rule set and the runtime see every argument); parameters not here are required
+    defaults: tuple[tuple[str, object], ...] = ()
+
+    def default(self, param: str) -> tuple[bool, object]:
+        """(has a default, its value) of ``param``."""
+        for name, value in self.defaults:
+            if name == param:
+                return True, value
+        return False, None
 
 
 T_LIST = list_of(ANY)
@@ -34,6 +80,16 @@ T_LIST = list_of(ANY)
 
 def _b(name, params, returns, effect=PURE, doc="", **kw) -> Builtin:
     return Builtin(name, tuple(params), returns, effect, doc=doc, **kw)
+
+
+def _never(*names: str) -> tuple[tuple[str, object], ...]:
+    """Function-valued parameters that default to no function."""
+    return tuple((n, NO_FUNCTION) for n in names)
+
+
+#: defaults of the movement searches: every hex costs one point, no obstacle, nothing stops
+#: the move, nobody is crossed, no zone of control
+_MOVE_DEFAULTS = _never("cost", "obstacle", "stops", "passes", "controls") + (("zoc", enum_value("zoc", "ignore")),)
 
 
 BUILTINS: dict[str, Builtin] = {b.name: b for b in [
@@ -93,30 +149,37 @@ BUILTINS: dict[str, Builtin] = {b.name: b for b in [
        doc="Board hexes whose path length from h is within low..high, nearest first."),
     _b("reachable", [("unit", UNIT), ("budget", INT), ("cost", FN), ("stops", FN)], list_of(HEX),
        doc="Hexes where the unit may end a move: cost(unit, hex) -> int (negative = cannot "
-           "enter), stops(unit, hex) -> bool ends the move on entering."),
+           "enter), stops(unit, hex) -> bool ends the move on entering.",
+       defaults=_never("cost", "stops")),
     # movement (hexlore/runtime/geometry/movement.py); the functions named are:
     #   cost(unit, hex) -> int (negative = cannot enter), obstacle(unit, from, to) -> bool,
     #   stops(unit, hex) -> bool, passes(unit, other: unit) -> bool, controls(unit, hex) -> bool,
-    #   lands(unit, hex) -> bool; zoc is "none", "stop", "forbid" or "enter" (text or symbol)
+    #   lands(unit, hex) -> bool; zoc is a value of the built-in enum zoc
     _b("move_options", [("unit", UNIT), ("budget", INT), ("cost", FN), ("obstacle", FN), ("stops", FN),
-                        ("passes", FN), ("controls", FN), ("zoc", ANY)], list_of(HEX),
-       doc="Hexes where the unit may end a move, cheapest first (its own hex included)."),
+                        ("passes", FN), ("controls", FN), ("zoc", ZOC)], list_of(HEX),
+       doc="Hexes where the unit may end a move, cheapest first (its own hex included).",
+       defaults=_MOVE_DEFAULTS),
     _b("move_path", [("unit", UNIT), ("to", HEX), ("budget", INT), ("cost", FN), ("obstacle", FN),
-                     ("stops", FN), ("passes", FN), ("controls", FN), ("zoc", ANY)], list_of(HEX),
-       doc="The cheapest path to a hex, its own hex excluded; empty when out of reach."),
+                     ("stops", FN), ("passes", FN), ("controls", FN), ("zoc", ZOC)], list_of(HEX),
+       doc="The cheapest path to a hex, its own hex excluded; empty when out of reach.",
+       defaults=_MOVE_DEFAULTS),
     _b("move_spent", [("unit", UNIT), ("to", HEX), ("budget", INT), ("cost", FN), ("obstacle", FN),
-                      ("stops", FN), ("passes", FN), ("controls", FN), ("zoc", ANY)], INT,
-       doc="Points the cheapest move to a hex spends; -1 when out of reach."),
+                      ("stops", FN), ("passes", FN), ("controls", FN), ("zoc", ZOC)], INT,
+       doc="Points the cheapest move to a hex spends; -1 when out of reach.",
+       defaults=_MOVE_DEFAULTS),
     _b("teleport_options", [("unit", UNIT), ("reach", INT), ("lands", FN)], list_of(HEX),
        doc="Hexes within reach the unit may teleport to (paths ignored), nearest first."),
     _b("away_options", [("unit", UNIT), ("source", HEX), ("remaining", INT), ("cost", FN),
                         ("passes", FN)], list_of(HEX),
-       doc="Next step of a forced move away from a hex: the farthest hexes, or along the rim."),
+       doc="Next step of a forced move away from a hex: the farthest hexes, or along the rim.",
+       defaults=_never("cost", "passes")),
     _b("retreat_options", [("unit", UNIT), ("remaining", INT), ("cost", FN), ("passes", FN)],
-       list_of(HEX), doc="Next step of a retreat toward the unit's own edge; empty when blocked."),
+       list_of(HEX), doc="Next step of a retreat toward the unit's own edge; empty when blocked.",
+       defaults=_never("cost", "passes")),
     _b("retreat_from_options", [("unit", UNIT), ("source", HEX), ("remaining", INT), ("cost", FN),
                                 ("passes", FN)], list_of(HEX),
-       doc="Next step of a retreat straight away from a hex, else obliquely away."),
+       doc="Next step of a retreat straight away from a hex, else obliquely away.",
+       defaults=_never("cost", "passes")),
     # units and sides
     _b("units", [], list_of(UNIT), doc="Every unit on the board."),
     _b("units_of", [("side", SIDE)], list_of(UNIT)),

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from ..dsl import ast
 from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
 from . import ir
-from .builtins import AGGREGATES, BUILTINS, PURE
+from . import calls
+from .builtins import AGGREGATES, BUILTINS, PURE, builtin_enum_of, enum_type, enum_value
+from .builtins import ENUMS as BUILTIN_ENUMS
 from .model import RuleSet
 from .names import BUILTIN_KINDS, SUPER
 from .resolve import (ANY_SORT, CALLABLE, EVENTS, TABLES, TRAITS_AND_DEFINITIONS, TYPES, VALUES,
@@ -155,13 +157,15 @@ class Lowerer:
             t = Type(ref.name)
         elif ref.name in BUILTIN_KINDS or ref.name == "unit_type":
             t = Type(ref.name)
+        elif ref.name in BUILTIN_ENUMS and self.lookup(ctx, ref.name, ref.span, TYPES, missing=False) is None:
+            t = enum_type(ref.name)  # a pack's own enum of that name comes first
         elif (key := self.lookup(ctx, ref.name, ref.span, TYPES)) is not None:
             t = ANY if not key else Type("enum:" + key) if key in self.rules.enums else Type(key)
         elif ref.name in self.skipped:
             t = ANY  # its declaration was lost to a syntax error
         else:
             candidates = ["int", "bool", "text", "hex", "side", "unit", "face", "die", "tag", "list"]
-            candidates += list(self.rules.enums) + list(self.rules.kinds)
+            candidates += list(self.rules.enums) + list(self.rules.kinds) + list(BUILTIN_ENUMS)
             guess = did_you_mean(ref.name, candidates)
             self.err(ctx, UNDEFINED_NAME, f"unknown type '{ref.name}'", ref.span,
                      f"did you mean '{guess}'?" if guess else "types are int, bool, text, hex, side, "
@@ -285,8 +289,16 @@ class Lowerer:
         qualified = self.unqualified(ctx, scope, node)
         if qualified is not node:
             return self.expr(ctx, scope, qualified)
-        obj, t = self.expr(ctx, scope, node.obj)
         o = self.origin(ctx, node)
+        enum = node.obj.name if isinstance(node.obj, ast.Name) else None
+        if enum in BUILTIN_ENUMS and scope.lookup(enum) is None \
+                and self.lookup(ctx, enum, node.obj.span, VALUES, missing=False) is None:
+            values = BUILTIN_ENUMS[enum]
+            if node.name not in values:
+                self.err(ctx, UNDEFINED_NAME, f"the built-in enum '{enum}' has no value '{node.name}'", node.span,
+                         _suggest(node.name, values) or f"its values are {', '.join(values)}")
+            return ir.Const(enum_value(enum, node.name), origin=o), enum_type(enum)
+        obj, t = self.expr(ctx, scope, node.obj)
         owner, ftype = self.field_type(ctx, t, node.name, node.span)
         return ir.GetField(obj, node.name, owner, origin=o), ftype
 
@@ -364,33 +376,27 @@ class Lowerer:
         return ir.ListIndex(obj, index, origin=o), (t.item or ANY) if t.name == "list" else ANY
 
     def args_for(self, ctx, scope, params, args: tuple[ast.Arg, ...], span: Span, what: str,
-                 variadic: bool = False) -> list[ir.X] | None:
-        """Match positional and named arguments to parameters; fill defaults."""
+                 variadic: bool = False, lower_arg=None) -> list[ir.X] | None:
+        """Match positional and named arguments to ``params`` (name, type, default IR or None
+        when required) with :func:`.calls.match`, lower each, fill defaults. ``lower_arg(name,
+        type, arg)`` lowers an argument by the parameter it fills (built-ins); by default its
+        expression is lowered as it is."""
         names = [p[0] for p in params]
+        types = {p[0]: p[1] for p in params}
+        matched = calls.match(names, args, what, variadic)
         values: dict[str, tuple[ir.X, Type, Span]] = {}
         extra: list[tuple[ir.X, Type, Span]] = []
-        positional = 0
-        ok = True
-        for a in args:
-            x, t = self.expr(ctx, scope, a.value)
-            if a.name is None:
-                if positional < len(names):
-                    values[names[positional]] = (x, t, a.span)
-                elif variadic:
-                    extra.append((x, t, a.span))
-                else:
-                    self.err(ctx, BAD_CALL, f"{what} takes {len(names)} argument"
-                             f"{'s' if len(names) != 1 else ''}, got {len(args)}", a.span,
-                             f"parameters: {', '.join(names) or 'none'}")
-                    ok = False
-                positional += 1
+        for a, target, problem in zip(args, matched.targets, matched.problems):
+            if problem is not None:
+                self.err(ctx, BAD_CALL, problem.message, problem.span, problem.hint)
+            if target and lower_arg is not None:
+                x, t = lower_arg(target, types[target], a)
             else:
-                if a.name not in names:
-                    self.err(ctx, BAD_CALL, f"{what} has no parameter '{a.name}'", a.span,
-                             _suggest(a.name, names))
-                    ok = False
-                    continue
-                values[a.name] = (x, t, a.span)
+                x, t = self.expr(ctx, scope, a.value)
+            if target == calls.EXTRA:
+                extra.append((x, t, a.span))
+            elif target is not None:
+                values[target] = (x, t, a.span)
         out: list[ir.X] = []
         missing: list[tuple[str, Type]] = []
         for pname, ptype, pdefault in params:
@@ -402,15 +408,33 @@ class Lowerer:
                 out.append(pdefault)
             else:
                 missing.append((pname, ptype))
-        if missing:
+        if missing and matched.ok:  # a misplaced or misnamed argument is the mistake to report
             listed = _and_list([f"'{n}'" for n, _ in missing])
             self.err(ctx, BAD_CALL, f"{what} needs argument{'s' if len(missing) > 1 else ''} {listed}", span,
                      "give " + ", ".join(f"{n}: {_show(t)}" for n, t in missing))
-            ok = False
         for x, t, aspan in extra:
             self.expect(ctx, params[-1][1], t, aspan, f"argument of {what}")
             out.append(x)
-        return out if ok else None
+        return out if matched.ok and not missing else None
+
+    def builtin_arg(self, ctx, scope, builtin: str, pname: str, ptype: Type, a: ast.Arg) -> tuple[ir.X, Type]:
+        """An argument of a built-in, lowered by its parameter: a function-valued parameter
+        takes the name of a function (not a call), an enum parameter the enum's values."""
+        if ptype == FN:
+            ref = self.unqualified(ctx, scope, a.value)
+            fn_key = (self.lookup(ctx, ref.name, ref.span, sorts("function"), missing=False)
+                      if isinstance(ref, ast.Name) and scope.lookup(ref.name) is None else None)
+            if fn_key in self.rules.functions:
+                return ir.FunctionRef(fn_key, origin=self.origin(ctx, a)), FN
+            if fn_key != "":
+                self.err(ctx, TYPE_MISMATCH, f"argument '{pname}' of '{builtin}' must name a function",
+                         a.span, "declare one with 'function NAME(...) -> bool = ...'")
+            return ir.Const(None), FN
+        enum = builtin_enum_of(ptype)
+        if enum is not None and isinstance(a.value, ast.Name) and scope.lookup(a.value.name) is None \
+                and a.value.name in BUILTIN_ENUMS[enum]:
+            return ir.Const(enum_value(enum, a.value.name), origin=self.origin(ctx, a)), ptype
+        return self.expr(ctx, scope, a.value)
 
     def x_Call(self, ctx, scope, node: ast.Call):
         o = self.origin(ctx, node)
@@ -456,35 +480,11 @@ class Lowerer:
                          "trigger and pass the result in")
             params = []
             for pname, ptype in b.params:
-                params.append((pname, ptype, None))
-            lowered: list[ir.X] = []
-            if any(t == FN for _, t in b.params):
-                # function references are resolved by name only
-                lowered_args = []
-                for (pname, ptype), a in zip(b.params, node.args):
-                    if ptype == FN:
-                        ref = self.unqualified(ctx, scope, a.value)
-                        fn_key = (self.lookup(ctx, ref.name, ref.span, sorts("function"), missing=False)
-                                  if isinstance(ref, ast.Name) and scope.lookup(ref.name) is None else None)
-                        if fn_key in rules.functions:
-                            lowered_args.append(ir.FunctionRef(fn_key, origin=self.origin(ctx, a)))
-                        elif fn_key == "":
-                            lowered_args.append(ir.Const(None))
-                        else:
-                            self.err(ctx, TYPE_MISMATCH, f"argument '{pname}' of '{name}' must name a function",
-                                     a.span, "declare one with 'function NAME(...) -> bool = ...'")
-                            lowered_args.append(ir.Const(None))
-                    else:
-                        x, t = self.expr(ctx, scope, a.value)
-                        self.expect(ctx, ptype, t, a.span, f"argument '{pname}' of '{name}'")
-                        lowered_args.append(x)
-                if len(node.args) != len(b.params):
-                    self.err(ctx, BAD_CALL, f"'{name}' takes {len(b.params)} arguments, got {len(node.args)}",
-                             node.span, f"parameters: {', '.join(p for p, _ in b.params)}")
-                lowered = lowered_args
-            else:
-                lowered = self.args_for(ctx, scope, params, node.args, node.span, f"'{name}'",
-                                        variadic=b.variadic) or []
+                has, value = b.default(pname)
+                params.append((pname, ptype, ir.Const(value) if has else None))
+            lowered = self.args_for(ctx, scope, params, node.args, node.span, f"'{name}'", variadic=b.variadic,
+                                    lower_arg=lambda pname, ptype, a: self.builtin_arg(ctx, scope, name, pname,
+                                                                                       ptype, a)) or []
             returns = b.returns or NONE
             if (b.returns_item_of_first or b.returns_first) and node.args:
                 _, first_type = self.expr_type_only(ctx, scope, node.args[0].value)
@@ -836,6 +836,11 @@ def type_hint(expected: Type, actual: Type) -> str:
         return "compare it to get a condition, e.g. value != none"
     if e == "text":
         return "convert it with text(value)"
+    enum = builtin_enum_of(expected)
+    if enum is not None:
+        values = BUILTIN_ENUMS[enum]
+        return (f"write one of the values of the built-in enum '{enum}' ({', '.join(values)}), "
+                f"e.g. {enum}: {values[1]} or {enum}.{values[1]}")
     return f"give a value of type {_show(expected)} here"
 
 

@@ -19,6 +19,10 @@ from hexlore.runtime.geometry import sight
 from hexlore.runtime.engine.bounds import MAX_LIST_ITEMS, GameOver, PreconditionFailed, RuleError, bounded_list
 from hexlore.runtime.engine.state import Side, Unit
 
+#: the values of the built-in enum zoc (hexlore/compiler/builtins.py) -> the search's modes
+ZOC_MODES = {"ignore": movement.ZOC_NONE, "stop": movement.ZOC_STOP, "forbid": movement.ZOC_FORBID,
+             "enter": movement.ZOC_ENTER}
+
 if TYPE_CHECKING:
     from hexlore.runtime.engine.game import Game
 
@@ -100,13 +104,16 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         """Function ``fn`` as a Python callable of an argument list, looked up once per built-in
         call rather than at every hex: the same answers as game.call_function, memoised for
         searches (game.search_caller), which ask a callback the same questions again and again."""
-        return game.search_caller(fn)
+        return None if fn is None else game.search_caller(fn)
 
     functions = game.rules.functions
 
     def never(fn) -> bool:
-        """Does function ``fn`` answer false whatever it is asked (its body is a false constant,
-        a pack's ``no_obstacles(u, a, b) = false``)? A search then need not ask it at all."""
+        """Does function ``fn`` answer false whatever it is asked: no function given (the
+        default of a built-in's function-valued parameter), or one whose body is a false
+        constant? A search then need not ask it at all."""
+        if fn is None:
+            return True
         spec = functions.get(fn) if isinstance(fn, str) else None
         return spec is not None and spec.body.__class__ is ir.Const and not spec.body.value
 
@@ -171,6 +178,8 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         cost_of, stops_at = caller(cost), caller(stops)
 
         def enter(frm, to):
+            if cost_of is None:  # no cost function: every hex costs one point
+                return 1
             c = cost_of([u, to])
             return None if c is None or c < 0 else c
 
@@ -193,8 +202,8 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         Units the pack's sharing rule lets ``u`` stand with block neither."""
         shares = sharing(u)
         occupants = state.occupants
-        passes_by = game.search_caller2(passes)
         passes_none = never(passes)
+        passes_by = None if passes is None else game.search_caller2(passes)
 
         def others(h):
             here = occupants.get(h)
@@ -216,6 +225,8 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         function takes ``(unit, hex)``, or ``(unit, from, to)`` when the step itself matters
         (a cliff between two hexes)."""
         cache = {}
+        if cost is None:  # no cost function: every hex a unit may pass costs one point
+            return lambda _frm, to: 1 if may_pass(to) else None
         if arity(cost, (2, 3), "(u: unit, h: hex) or (u: unit, from: hex, to: hex)") == 3:
             cost_of = caller(cost)
 
@@ -239,11 +250,13 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         return enter
 
     def zoc_rule(value):
+        """The search's mode for a value of the built-in enum ``zoc`` (its ``ignore`` is the
+        search's "none": a Lore name cannot be the keyword)."""
         name = value.name if isinstance(value, Symbol) else str(value)
-        if name not in movement.ZOC_MODES:
-            raise RuleError(f"zone of control rule must be one of {', '.join(movement.ZOC_MODES)}, "
-                            f"got {name!r}")
-        return name
+        mode = ZOC_MODES.get(name)
+        if mode is None:
+            raise RuleError(f"zone of control rule must be one of {', '.join(ZOC_MODES)}, got {name!r}")
+        return mode
 
     def move_search(unit, budget, cost, obstacle, stops, passes, controls, zoc):
         """The routes of a unit's move; move_options, move_path and move_spent with the same
@@ -253,7 +266,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             return search_routes(unit, budget, cost, obstacle, stops, passes, controls, zoc)
         key = (unit, budget, cost, obstacle, stops, passes, controls, zoc)
         try:
-            table = memo.table("move", (cost, obstacle, stops, passes, controls))
+            table = memo.table("move", tuple(f for f in (cost, obstacle, stops, passes, controls) if f is not None))
             found = table.get(key)
         except TypeError:  # an argument that cannot be hashed: search, keep nothing
             return search_routes(unit, budget, cost, obstacle, stops, passes, controls, zoc)

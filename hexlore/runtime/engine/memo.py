@@ -178,7 +178,8 @@ def _direct(body: ir.X, holds_list: _ListReads) -> tuple[set, set[str]]:
                 tokens.add(ANY)
             if spec is not None:
                 for (_, ptype), arg in zip(spec.params, node.args):
-                    if ptype == FN and not isinstance(arg, ir.FunctionRef):
+                    if ptype == FN and not isinstance(arg, ir.FunctionRef) \
+                            and not (isinstance(arg, ir.Const) and arg.value is None):
                         tokens.add(ANY)  # a function value: which one is known only at run time
         elif isinstance(node, (ir.CallProcedure, ir.Emit, ir.Choose, ir.Ask)):
             tokens.add(ANY)  # never in a function (the compiler refuses them); be safe anyway

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hexlore.compiler import ir
+from hexlore.compiler.builtins import ENUMS as BUILTIN_ENUMS, enum_value
 from hexlore.compiler.model import DefinitionSpec, RuleSet
 from hexlore.compiler.types import Type
 from hexlore.dsl.diagnostics import Span, did_you_mean, error
@@ -116,6 +117,13 @@ class ScenarioValues:
                         hint=rules.name_hint(rules.symbols, str(value))
                         or (f"did you mean '{guess}'?" if guess else None))
             return sym
+        if name.startswith("enum:") and name[5:] in BUILTIN_ENUMS and name[5:] not in rules.enums:
+            values = BUILTIN_ENUMS[name[5:]]
+            if str(value) not in values:
+                problem(f"'{value}' is not a value of the built-in enum {name[5:]}",
+                        hint=f"one of: {', '.join(values)}")
+                return None
+            return enum_value(name[5:], str(value))
         if name.startswith("enum:"):
             sym = rules.symbols.get(rules.find(rules.symbols, str(value)) or "")
             if sym is None or sym.group != name[5:]:
