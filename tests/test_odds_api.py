@@ -276,7 +276,7 @@ def test_the_readme_westeros_example_runs_as_written():
     line = next(line for line in readme.splitlines() if line.startswith("hexlore odds tests/fixtures/odds/westeros"))
     out = run_cli(*shlex.split(line)[1:], "--format", "json")
     assert out.exit_code == 0, out.output
-    rows = {r["outcome"]["event:bow_attack_rolled.hits"]: Fraction(r["probability"]) for r in json.loads(out.output)["rows"]}
+    rows = {r["outcome"]["event:attack_rolled.hits"]: Fraction(r["probability"]) for r in json.loads(out.output)["rows"]}
     assert rows == {0: Fraction(1, 16), 1: Fraction(1, 4), 2: Fraction(3, 8), 3: Fraction(1, 4), 4: Fraction(1, 16)}
 
 

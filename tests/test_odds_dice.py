@@ -61,7 +61,7 @@ tag hit_tag
 
 
 def test_identical_faces_are_grouped_with_their_weight(tmp_path):
-    # no real pack declares a face twice (westeros's bow_die names its two greens apart), so a
+    # no real pack declares a face twice (westeros's combat_die names its two greens apart), so a
     # three-line pack asks the question
     (tmp_path / "repeated.lore").write_text(REPEATED, "utf-8")
     (tmp_path / "repeated.yaml").write_text(
@@ -79,7 +79,7 @@ def test_identical_faces_are_grouped_with_their_weight(tmp_path):
 def test_the_westeros_die_has_eight_distinct_faces():
     # green_hit and green_hit2 (and morale, morale2) differ by name, so the engine branches on
     # all eight faces: C(n + 7, 7) multisets of n dice, each face with chance 1/8
-    die = api.open_scenario(WESTEROS).rules.dice["bow_die"]
+    die = api.open_scenario(WESTEROS).rules.dice["combat_die"]
     assert [w for _, w in face_groups(die)] == [1] * 8
     assert multiset_count(4, die) == math.comb(4 + 7, 7)
     assert sum(p for _, p in multisets(4, die)) == 1
@@ -131,13 +131,13 @@ def test_save_roll_is_icepools_count_of_saves(target, ranged):
 
 
 def test_westeros_attack_faces_match_icepool():
-    # a blue lead (3 dice) and a green supporter (2 - 1): 4 bow_die; hits on green or blue
+    # a blue lead (3 dice) and a green supporter (2 - 1): 4 combat_die; hits on green or blue
     # (neither can hit on valor), morale on either morale face
     bow = icepool.Die(["green", "green", "blue", "red", "valor", "morale", "morale", "blank"])
-    result = exact(WESTEROS, "bow_resolve_attack(lead: footmen, supporters: [levy], target: enemy, melee: false)",
-                   ["event:bow_attack_rolled.hits", "event:bow_attack_rolled.morale"])
-    assert result.marginal("event:bow_attack_rolled.hits") == as_dict(4 @ bow.map(lambda f: f in ("green", "blue")))
-    assert result.marginal("event:bow_attack_rolled.morale") == as_dict(4 @ (bow == "morale"))
+    result = exact(WESTEROS, "resolve_attack(lead: footmen, supporters: [levy], target: enemy, melee: false)",
+                   ["event:attack_rolled.hits", "event:attack_rolled.morale"])
+    assert result.marginal("event:attack_rolled.hits") == as_dict(4 @ bow.map(lambda f: f in ("green", "blue")))
+    assert result.marginal("event:attack_rolled.morale") == as_dict(4 @ (bow == "morale"))
 
 
 def test_battle_die_counts_match_icepool(battlelore):

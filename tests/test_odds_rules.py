@@ -181,11 +181,11 @@ def test_a_whole_melee_attack_on_a_troop_matches_the_model(case, policy):
 
 
 # ---------------------------------------------------------------- coordinated attack (seed 001)
-# The real packs (rules/westeros). The die bow_die has eight faces: green x2, blue, red (rank
+# The real packs (rules/westeros). The die combat_die has eight faces: green x2, blue, red (rank
 # results of level 1, 2, 3), valor, morale x2, blank. With the default cumulative ranks a rank
 # result hits for a lead of that rank or higher, so a green lead scores on 2 faces, blue on 3,
 # red on 4; valor adds one face only if the lead and every supporter hit on valor (CA ¶3).
-# Rank results count by the lead's rank (English reading, bow_hits_for_all false).
+# Rank results count by the lead's rank (English reading, hits_for_all false).
 # The pool (CA ¶1, ¶6): the lead's dice plus each supporter's dice minus one, never below zero;
 # dice by rank green 2, blue 3, red 4, a reduced unit (lost half its strength) one fewer, a
 # fierce lead one more in melee. Every die scores independently with chance s/8, so the hits
@@ -193,8 +193,8 @@ def test_a_whole_melee_attack_on_a_troop_matches_the_model(case, policy):
 WESTEROS = str(FIXTURES / "westeros_attack.yaml")
 RANK = {"levy": 1, "footmen": 2, "outriders": 1, "riders": 2, "knights": 3, "guard": 3}
 VALOR = {"riders", "outriders", "knights"}
-REDUCED = {"levy": {"bow_strength": 2}, "footmen": {"bow_strength": 2}, "riders": {"bow_strength": 1},
-           "guard": {"bow_strength": 2}}
+REDUCED = {"levy": {"strength": 2}, "footmen": {"strength": 2}, "riders": {"strength": 1},
+           "guard": {"strength": 2}}
 
 
 def westeros_pool(lead: str, supporters: list, reduced: set, melee: bool) -> int:
@@ -216,37 +216,37 @@ def westeros_pool(lead: str, supporters: list, reduced: set, melee: bool) -> int
 ])
 def test_coordinated_attack_hits_match_the_closed_form(lead, supporters, reduced, melee):
     given = {u: REDUCED[u] for u in reduced}
-    action = {"call": "bow_resolve_attack",
+    action = {"call": "resolve_attack",
               "with": {"lead": lead, "supporters": supporters, "target": "enemy", "melee": melee}}
-    result = exact(WESTEROS, action, ["event:bow_attack.dice", "event:bow_attack_rolled.hits"], given=given)
+    result = exact(WESTEROS, action, ["event:attack.dice", "event:attack_rolled.hits"], given=given)
     pool = westeros_pool(lead, supporters, reduced, melee)
-    assert result.marginal("event:bow_attack.dice") == {pool: 1}
+    assert result.marginal("event:attack.dice") == {pool: 1}
     scoring = {1: 2, 2: 3, 3: 4}[RANK[lead]] + (1 if all(u in VALOR for u in [lead] + supporters) else 0)
     p = Fraction(scoring, 8)
     expected = {k: math.comb(pool, k) * p ** k * (1 - p) ** (pool - k) for k in range(pool + 1)}
-    assert result.marginal("event:bow_attack_rolled.hits") == expected
+    assert result.marginal("event:attack_rolled.hits") == expected
 
 
 def test_coordinated_attack_morale_results_and_hits_jointly():
     """Hits and morale results of one throw are a trinomial: each die scores (3/8 for a blue
     lead without valor), shows morale (2/8) or neither; the pool is 3 + (3 - 1) = 5."""
-    action = "bow_resolve_attack(lead: footmen, supporters: [riders], target: enemy, melee: true)"
-    result = exact(WESTEROS, action, ["event:bow_attack_rolled.hits", "event:bow_attack_rolled.morale"])
+    action = "resolve_attack(lead: footmen, supporters: [riders], target: enemy, melee: true)"
+    result = exact(WESTEROS, action, ["event:attack_rolled.hits", "event:attack_rolled.morale"])
     expected = {(h, m): p for (h, m, _), p in multinomial(5, [Fraction(3, 8), Fraction(2, 8), Fraction(3, 8)])}
     assert result.distribution == expected
 
 
 def test_french_step_eight_counts_only_results_that_hit_for_everyone(tmp_path):
-    """Option bow_hits_for_all: a rank result scores only if it hits for every participant,
+    """Option hits_for_all: a rank result scores only if it hits for every participant,
     so a red lead with a green supporter scores on the green faces alone (2 of 8); the levy
     has no valor. Pool 4 + (2 - 1) = 5: Bin(5, 1/4)."""
     variant = tmp_path / "hits_for_all.yaml"
     variant.write_text((FIXTURES / "westeros_attack.yaml").read_text("utf-8")
-                       + "options: {bow_hits_for_all: true}\n", "utf-8")
-    result = exact(str(variant), "bow_resolve_attack(lead: guard, supporters: [levy], target: enemy, melee: false)",
-                   ["event:bow_attack_rolled.hits"])
+                       + "options: {hits_for_all: true}\n", "utf-8")
+    result = exact(str(variant), "resolve_attack(lead: guard, supporters: [levy], target: enemy, melee: false)",
+                   ["event:attack_rolled.hits"])
     p = Fraction(1, 4)
-    assert result.marginal("event:bow_attack_rolled.hits") == {
+    assert result.marginal("event:attack_rolled.hits") == {
         k: math.comb(5, k) * p ** k * (1 - p) ** (5 - k) for k in range(6)}
 
 

@@ -48,24 +48,24 @@ def check_invariants(game: Game) -> None:
     state = game.state
     assert state.over and game.log[-1]["type"] == "end"
     for u in state.units.values():
-        assert 0 <= u.f["bow_strength"] <= u.f["bow_max_strength"], u.id
-        assert u.alive == (u.f["bow_strength"] > 0), u.id
-        if u.f["bow_commander"]:
-            assert 0 <= u.f["bow_tokens"] <= u.f["bow_command_limit"], u.id
-        for e in u.f["bow_engaged"]:
+        assert 0 <= u.f["strength"] <= u.f["max_strength"], u.id
+        assert u.alive == (u.f["strength"] > 0), u.id
+        if u.f["commander"]:
+            assert 0 <= u.f["tokens"] <= u.f["command_limit"], u.id
+        for e in u.f["engaged"]:
             assert u.alive and e.alive and u.hex.distance(e.hex) == 1, (u.id, e.id)
-            assert u in e.f["bow_engaged"], (u.id, e.id)
+            assert u in e.f["engaged"], (u.id, e.id)
     stark, lannister = state.sides
-    start = game.options["bow_morale_start"]
-    assert stark.f["bow_morale"] + lannister.f["bow_morale"] == 2 * start
+    start = game.options["morale_start"]
+    assert stark.f["morale"] + lannister.f["morale"] == 2 * start
     for side in state.sides:
-        assert side.f["bow_board_tokens"] >= 0
+        assert side.f["board_tokens"] >= 0
     if state.winner is not None:
         loser = lannister if state.winner is stark else stark
-        routed = loser.f["bow_morale"] <= -game.options["bow_rout"]
+        routed = loser.f["morale"] <= -game.options["rout"]
         wiped = not any(u.alive for u in state.units.values() if u.side is loser)
         at_end = state.game["round"] == game.scenario.max_rounds and \
-            state.winner.f["bow_morale"] > loser.f["bow_morale"]
+            state.winner.f["morale"] > loser.f["morale"]
         assert routed or wiped or at_end
 
 
@@ -98,7 +98,7 @@ def test_same_seed_same_log_byte_for_byte(westeros, skirmish):
     _, second = play(westeros, skirmish, 7)
     assert first == second
     assert first.count("\n") > 100
-    assert '"event":"bow_attack"' in first
+    assert '"event":"attack"' in first
 
 
 def test_other_seeds_give_other_logs(westeros, skirmish):
@@ -106,8 +106,8 @@ def test_other_seeds_give_other_logs(westeros, skirmish):
 
 
 def test_random_games_exercise_the_additional_rules(westeros, skirmish):
-    wanted = {"bow_coordinated", "bow_withdrew", "bow_retreat_ordered", "bow_parting_blow",
-              "bow_flank_reroll", "bow_eliminated", "bow_morale_ignored"}
+    wanted = {"coordinated", "withdrew", "retreat_ordered", "parting_blow",
+              "flank_reroll", "eliminated", "morale_ignored"}
     seen: set[str] = set()
     for seed in range(200):  # coordinated attacks are rare under random policies: stop once all are seen
         game, _ = play(westeros, skirmish, seed)
@@ -131,5 +131,5 @@ def test_a_wrong_expectation_fails(westeros):
     import dataclasses
     scenario, _ = load_scenario(ROOT / "scenarios" / "westeros" / "rules.yaml")
     test = next(t for t in scenario.tests if "five dice" in t.name)
-    broken = dataclasses.replace(test, expect={"events": [{"event": "bow_attack", "dice": 6}]})
+    broken = dataclasses.replace(test, expect={"events": [{"event": "attack", "dice": 6}]})
     assert not run_test(westeros, scenario, broken).passed

@@ -32,3 +32,12 @@ def test_every_data_folder_is_a_listed_package_and_its_files_match_the_package_d
                 if file.is_file():
                     assert any(fnmatch.fnmatch(file.name, p.replace("**/", "")) for p in patterns), \
                         f"{file.relative_to(ROOT)} would not ship: add its kind to package-data"
+
+
+def test_every_code_package_is_listed():
+    """setuptools ships only the listed packages: a new sub-package left out installs a wheel
+    that fails on import (the compiled engine's folder once did, caught only by the installed
+    CLI test)."""
+    for init in sorted((ROOT / "hexlore").rglob("__init__.py")):
+        package = ".".join(init.parent.relative_to(ROOT).parts)
+        assert package in CONFIG["packages"], f"{init.parent.relative_to(ROOT)}: add '{package}' to packages"

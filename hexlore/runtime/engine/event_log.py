@@ -6,8 +6,8 @@ game's budget (one event; its bytes when written).
 
 With ``defer_labels`` (short runs played many times: exact odds, Monte Carlo, which read few
 entries and read them through :attr:`EventLog.entries`) an event's arguments are labelled
-only when the entries are read. Only arguments whose label cannot change wait (a unit's id,
-a hex's label, a number); events that may carry a list are labelled at once.
+only when the entries are read. A label never changes (a unit's id, a hex's label, a number);
+a list may, so an event's lists are kept as tuples of what they hold when it happens.
 """
 
 from __future__ import annotations
@@ -47,6 +47,11 @@ _encode_entry = _log_encoder()
 
 #: what an entry kept as it came (EventLog.defer_labels) is, until the entries are read
 _EVENT, _FIELDS = 0, 1
+
+
+def _frozen(items: list) -> tuple:
+    """A list as it is now, lists in it too (labelled later like the list: shown(tuple))."""
+    return tuple(_frozen(v) if v.__class__ is list else v for v in items)
 
 
 class EventLog:
@@ -147,7 +152,9 @@ class EventLog:
             return
         game = self.state.game
         seq, rnd, turn = len(self._entries) + 1, game["round"], game["turn"]
-        if settled and self.defer_labels and self.file is None:
+        if self.defer_labels and self.file is None:
+            if not settled:  # a list may change after the event: keep what it holds now
+                args = {k: (_frozen(v) if v.__class__ is list else v) for k, v in args.items()}
             self._entries.append((_EVENT, name, args, seq, rnd, turn))
             return
         shown = self.shown
