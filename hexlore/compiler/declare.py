@@ -21,6 +21,7 @@ from .model import (DefinitionSpec, Timing, DieSpec, EventSpec, FaceSpec, FieldS
                     TraitSpec, TriggerSpec)
 from .declarers import Declarers
 from .fieldwise import Fieldwise, guess as _guess, title_of
+from .kept_triggers import keep_trigger, lower_kept_trigger
 from .names import BUILTIN_KINDS, DUPLICATE, ENUM_VALUE, FACE, NameTable, register_packs
 from .packs import LoadedPacks
 from .resolve import EVENTS, KINDS, TAGS, Resolver
@@ -240,39 +241,50 @@ def declare(loaded: LoadedPacks) -> RuleSet:
             calls["procedure " + name] = ctx.calls
             emits["procedure " + name] = ctx.emits
     trigger_order = 0
-    for module in loaded.modules:
-        for decl in module.decls:
-            entry = table.of_decl.get(id(decl))
-            if not isinstance(decl, ast.TriggerDecl) or entry is None or entry.decl is not decl:
-                continue
-            tname, pack, file = entry.key, entry.pack, entry.file
-            event_key = lowerer.lookup(ctx_for(pack, file), decl.event, decl.event_span, EVENTS)
-            event = rules.events.get(event_key) if event_key else None
-            scope = Scope()
-            if event_key is None:
-                guess = did_you_mean(decl.event, rules.events)
-                diags.append(error(UNDEFINED_NAME, f"undefined event '{decl.event}'", file, decl.event_span,
-                                   f"did you mean '{guess}'?" if guess else "declare it with 'event NAME(…)'"))
-            elif event is not None:
-                scope.names.update({p.name: p.type for p in event.params})
-            # event "" marks a trigger on an unknown event: its arguments are unknown too
-            known = event_key if event is not None else ""
-            gctx = ctx_for(pack, file, pure=True, what=f"the guard of trigger '{tname}'",
-                           event=known, trigger=tname)
-            guard = None
-            if decl.guard is not None:
-                guard, gt = lowerer.expr(gctx, scope, decl.guard)
-                lowerer.expect(gctx, Type("bool"), gt, decl.guard.span, "a trigger guard")
-            optional_by = lowerer.expr(gctx, scope, decl.optional_by)[0] if decl.optional_by else None
-            ctx = ctx_for(pack, file, what=f"trigger '{tname}'", event=known, trigger=tname)
-            body = lowerer.block(ctx, scope, decl.body)
-            rules.triggers.append(TriggerSpec(
-                tname, Timing(decl.timing), event_key or decl.event, guard, optional_by, decl.priority, body,
-                tuple(p.name for p in event.params) if event else (), trigger_order,
-                origin(file, decl), pack))
-            trigger_order += 1
-            calls["trigger " + tname] = ctx.calls
-            emits["trigger " + tname] = ctx.emits
+    triggers = [(entry, decl) for module in loaded.modules for decl in module.decls
+                if isinstance(decl, ast.TriggerDecl) and (entry := table.of_decl.get(id(decl))) is not None
+                and entry.decl is decl]
+    # replaced triggers an override's super() runs: hidden procedures, listening to nothing
+    # (trigger_super.py); known before any override's body is lowered
+    kept = [(entry, decl) for entry, decl in triggers if entry.kept_from is not None]
+    for entry, decl in kept:
+        keep_trigger(lowerer, entry, decl, diags)
+    for entry, decl in kept:
+        ctx = lower_kept_trigger(lowerer, entry, decl, _kept(table, decl))
+        calls["procedure " + entry.key] = ctx.calls
+        emits["procedure " + entry.key] = ctx.emits
+    for entry, decl in triggers:
+        if entry.kept_from is not None:
+            continue
+        tname, pack, file = entry.key, entry.pack, entry.file
+        event_key = lowerer.lookup(ctx_for(pack, file), decl.event, decl.event_span, EVENTS)
+        event = rules.events.get(event_key) if event_key else None
+        scope = Scope()
+        if event_key is None:
+            guess = did_you_mean(decl.event, rules.events)
+            diags.append(error(UNDEFINED_NAME, f"undefined event '{decl.event}'", file, decl.event_span,
+                               f"did you mean '{guess}'?" if guess else "declare it with 'event NAME(…)'"))
+        elif event is not None:
+            scope.names.update({p.name: p.type for p in event.params})
+        # event "" marks a trigger on an unknown event: its arguments are unknown too
+        known = event_key if event is not None else ""
+        gctx = ctx_for(pack, file, pure=True, what=f"the guard of trigger '{tname}'",
+                       event=known, trigger=tname, replaces=_kept(table, decl))
+        guard = None
+        if decl.guard is not None:
+            guard, gt = lowerer.expr(gctx, scope, decl.guard)
+            lowerer.expect(gctx, Type("bool"), gt, decl.guard.span, "a trigger guard")
+        optional_by = lowerer.expr(gctx, scope, decl.optional_by)[0] if decl.optional_by else None
+        ctx = ctx_for(pack, file, what=f"trigger '{tname}'", event=known, trigger=tname,
+                      replaces=_kept(table, decl))
+        body = lowerer.block(ctx, scope, decl.body)
+        rules.triggers.append(TriggerSpec(
+            tname, Timing(decl.timing), event_key or decl.event, guard, optional_by, decl.priority, body,
+            tuple(p.name for p in event.params) if event else (), trigger_order,
+            origin(file, decl), pack))
+        trigger_order += 1
+        calls["trigger " + tname] = ctx.calls
+        emits["trigger " + tname] = ctx.emits
     rules.triggers.sort(key=lambda t: (-t.priority, t.order))
     games = [(d, p, f) for _, d, p, f in decls_in_order if isinstance(d, ast.GameDecl)]
     for decl, pack, file in games[1:]:
