@@ -420,7 +420,8 @@ class Lowerer:
         name = node.func
         rules = self.rules
         if name == SUPER and ctx.replaces in self.kept_triggers:
-            return self.trigger_super(ctx, scope, node, statement=False), NONE
+            x = self.trigger_super(ctx, scope, node, statement=False)
+            return x, (NONE if isinstance(x, ir.CallProcedure) else ANY)  # ANY: reported already
         if name == SUPER:
             if ctx.replaces is None:
                 self.err(ctx, BAD_CALL, f"'{SUPER}(…)' calls the declaration an override replaces, and "

@@ -57,8 +57,9 @@ EXTENSIBLE = (ast.FunctionDecl, ast.ProcedureDecl, ast.TriggerDecl)
 
 
 def calls_super(decl: ast.Decl) -> bool:
-    """Whether the body of ``decl`` calls ``super(…)`` (anywhere, iteratively)."""
-    stack: list = [getattr(decl, "body", None)]
+    """Whether the body of ``decl`` calls ``super(…)`` (anywhere, iteratively; a trigger's
+    guard and question too, where it is reported as misplaced rather than as replacing none)."""
+    stack: list = [getattr(decl, "body", None), getattr(decl, "guard", None), getattr(decl, "optional_by", None)]
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Call) and node.func == SUPER:
