@@ -13,19 +13,20 @@ import functools
 import re
 
 from ..dsl import ast
-from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
+from ..dsl.diagnostics import Diagnostic, did_you_mean, error
 from . import ir
 from .lower import TYPE_MISMATCH, UNDEFINED_NAME, UNKNOWN_FIELD, Context, Lowerer, Scope
 from .model import (DefinitionSpec, Timing, DieSpec, EventSpec, FaceSpec, FieldSpec, FunctionSpec, GameSpec,
                     KindSpec, OptionSpec, ParamSpec, ProcedureSpec, RuleSet, Symbol, TableSpec,
                     TraitSpec, TriggerSpec)
 from .declarers import Declarers
+from .fieldwise import Fieldwise, guess as _guess, title_of
+from .kept_triggers import keep_trigger, lower_kept_trigger
 from .names import BUILTIN_KINDS, DUPLICATE, ENUM_VALUE, FACE, NameTable, register_packs
 from .packs import LoadedPacks
-from .resolve import EVENTS, KINDS, TAGS, TRAITS, Resolver
+from .resolve import EVENTS, KINDS, TAGS, Resolver
 from .types import INT, Type
 
-MISSING_FIELD = "C013"
 BAD_GAME = "C014"
 RECURSION = "C015"
 CAMPAIGN_KIND = "C018"
@@ -60,6 +61,8 @@ def declare(loaded: LoadedPacks) -> RuleSet:
     # ---- pass 1: symbols, kinds, signatures
     # with the replaced declarations an override's super(…) calls, under their kept keys
     decls_in_order = [(e.key, e.decl, e.pack, e.file) for e in table.in_force()]
+    #: traits, definitions and kinds: the original declaration, then each override (fieldwise.py)
+    layers = {e.key: e.layers for e in table.in_force() if e.layers}
     for name, decl, pack, file in decls_in_order:
         if isinstance(decl, ast.EnumDecl):
             syms = tuple(Symbol(name, _value_key(table, decl, v)) for v in decl.values)
@@ -106,10 +109,12 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                 diags.append(error(TYPE_MISMATCH, f"die '{decl.name}' has no faces", file, decl.name_span,
                                    "add 'face NAME' lines or 'faces 1..6'"))
             rules.dice[name] = DieSpec(name, decl.title, tuple(faces), origin(file, decl))
-    all_fields = [(d, p, f) for d, p, f in fields_decls] + \
-        [(d, p, f) for _, d, p, f in decls_in_order if isinstance(d, ast.KindDecl)]
-    for decl, pack, file in all_fields:
-        kind_name = _kind_of(lowerer, decl, pack, file)
+    # fields blocks, then each kind's own fields, then what overrides of kinds change
+    fieldwise = Fieldwise(lowerer, rules, diags)
+    kind_layers = [(e.key, layer) for e in table.in_force() if isinstance(e.decl, ast.KindDecl) for layer in e.layers]
+    all_fields = [(d, p, f, _kind_of(lowerer, d, p, f)) for d, p, f in fields_decls] + \
+        [(la.decl, la.pack, la.file, key) for key, la in kind_layers if not la.override]
+    for decl, pack, file, kind_name in all_fields:
         kind = rules.kinds.get(kind_name) if kind_name else None
         if kind is None:
             if kind_name is None:
@@ -134,6 +139,11 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                 continue
             kind.fields[f.name] = FieldSpec(f.name, lowerer.resolve_type(ctx, f.type), None, origin(file, f),
                                             pack=pack, campaign=campaign)
+    for key, layer in kind_layers:
+        if layer.override:
+            for f in layer.decl.fields:
+                fieldwise.kind_field(rules.kinds[key], layer, f)
+            all_fields.append((layer.decl, layer.pack, layer.file, key))
     for name, decl, pack, file in decls_in_order:
         ctx = ctx_for(pack, file)
         if isinstance(decl, ast.EventDecl):
@@ -163,19 +173,19 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                 diags.append(error(TYPE_MISMATCH, f"{decl.kind}s come from the scenario and cannot be "
                                    "defined in a pack", file, decl.kind_span))
                 continue
-            rules.definitions[name] = DefinitionSpec(kind_name, name, decl.title or decl.name, frozenset(), (),
+            rules.definitions[name] = DefinitionSpec(kind_name, name, title_of(layers[name]), frozenset(), (),
                                                      origin(file, decl), pack)
 
     # ---- pass 2: values and bodies
-    trait_types: dict[tuple[str, str], tuple] = {}
-    for decl, pack, file in all_fields:
-        kind = rules.kinds.get(decl.name)
+    for decl, pack, file, kind_name in all_fields:
+        kind = rules.kinds.get(kind_name) if kind_name else None
         if kind is None:
             continue
         ctx = ctx_for(pack, file, pure=True, what="a field default")
         for f in decl.fields:
             spec = kind.fields.get(f.name)
-            if spec is None or f.default is None or spec.origin.span != f.span:
+            # the declaration in force of the field: its own, or an override's
+            if spec is None or f.default is None or spec.origin != origin(file, f):
                 continue
             value, t = lowerer.expr(ctx, Scope(), f.default)
             lowerer.expect(ctx, spec.type, t, f.default.span, f"the default of field '{f.name}'")
@@ -204,25 +214,13 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                 lowerer.expect(ctx, spec.value_type, vt, value.span, f"a value of table '{name}'")
                 entries.append((kx.value, vx))
             rules.tables[name] = TableSpec(name, spec.key_type, spec.value_type, tuple(entries), spec.origin)
-        elif isinstance(decl, ast.TraitDecl):
-            inner = []
-            for t in decl.traits:
-                key = _trait_key(lowerer, ctx, t, _word_span(rules, file, decl.span, t), diags)
-                inner.append(key or t)
-            values = []
-            for p in decl.props:
-                if any(n == p.name for n, _ in values):
-                    diags.append(error(DUPLICATE, f"trait '{name}' sets '{p.name}' twice", file, p.span,
-                                       "keep one of them"))
-                    continue
-                x, t = lowerer.expr(ctx, Scope(), p.value)
-                values.append((p.name, x))
-                trait_types[(name, p.name)] = (t, p.value.span, file, pack)
-            rules.traits[name] = TraitSpec(name, tuple(inner), tuple(values), rules.traits[name].origin)
+    for name, decl, pack, file in decls_in_order:
+        if isinstance(decl, ast.TraitDecl):
+            rules.traits[name] = fieldwise.trait(name, layers[name])
+    fieldwise.check_trait_overrides()
     for name, decl, pack, file in decls_in_order:
         if isinstance(decl, ast.Definition) and name in rules.definitions:
-            rules.definitions[name] = _definition(lowerer, rules, rules.definitions[name], decl, diags,
-                                                  trait_types)
+            rules.definitions[name] = fieldwise.definition(rules.definitions[name], layers[name])
     for name, decl, pack, file in decls_in_order:
         if isinstance(decl, ast.FunctionDecl):
             spec = rules.functions[name]
@@ -243,39 +241,50 @@ def declare(loaded: LoadedPacks) -> RuleSet:
             calls["procedure " + name] = ctx.calls
             emits["procedure " + name] = ctx.emits
     trigger_order = 0
-    for module in loaded.modules:
-        for decl in module.decls:
-            entry = table.of_decl.get(id(decl))
-            if not isinstance(decl, ast.TriggerDecl) or entry is None or entry.decl is not decl:
-                continue
-            tname, pack, file = entry.key, entry.pack, entry.file
-            event_key = lowerer.lookup(ctx_for(pack, file), decl.event, decl.event_span, EVENTS)
-            event = rules.events.get(event_key) if event_key else None
-            scope = Scope()
-            if event_key is None:
-                guess = did_you_mean(decl.event, rules.events)
-                diags.append(error(UNDEFINED_NAME, f"undefined event '{decl.event}'", file, decl.event_span,
-                                   f"did you mean '{guess}'?" if guess else "declare it with 'event NAME(…)'"))
-            elif event is not None:
-                scope.names.update({p.name: p.type for p in event.params})
-            # event "" marks a trigger on an unknown event: its arguments are unknown too
-            known = event_key if event is not None else ""
-            gctx = ctx_for(pack, file, pure=True, what=f"the guard of trigger '{tname}'",
-                           event=known, trigger=tname)
-            guard = None
-            if decl.guard is not None:
-                guard, gt = lowerer.expr(gctx, scope, decl.guard)
-                lowerer.expect(gctx, Type("bool"), gt, decl.guard.span, "a trigger guard")
-            optional_by = lowerer.expr(gctx, scope, decl.optional_by)[0] if decl.optional_by else None
-            ctx = ctx_for(pack, file, what=f"trigger '{tname}'", event=known, trigger=tname)
-            body = lowerer.block(ctx, scope, decl.body)
-            rules.triggers.append(TriggerSpec(
-                tname, Timing(decl.timing), event_key or decl.event, guard, optional_by, decl.priority, body,
-                tuple(p.name for p in event.params) if event else (), trigger_order,
-                origin(file, decl), pack))
-            trigger_order += 1
-            calls["trigger " + tname] = ctx.calls
-            emits["trigger " + tname] = ctx.emits
+    triggers = [(entry, decl) for module in loaded.modules for decl in module.decls
+                if isinstance(decl, ast.TriggerDecl) and (entry := table.of_decl.get(id(decl))) is not None
+                and entry.decl is decl]
+    # replaced triggers an override's super() runs: hidden procedures, listening to nothing
+    # (trigger_super.py); known before any override's body is lowered
+    kept = [(entry, decl) for entry, decl in triggers if entry.kept_from is not None]
+    for entry, decl in kept:
+        keep_trigger(lowerer, entry, decl, diags)
+    for entry, decl in kept:
+        ctx = lower_kept_trigger(lowerer, entry, decl, _kept(table, decl))
+        calls["procedure " + entry.key] = ctx.calls
+        emits["procedure " + entry.key] = ctx.emits
+    for entry, decl in triggers:
+        if entry.kept_from is not None:
+            continue
+        tname, pack, file = entry.key, entry.pack, entry.file
+        event_key = lowerer.lookup(ctx_for(pack, file), decl.event, decl.event_span, EVENTS)
+        event = rules.events.get(event_key) if event_key else None
+        scope = Scope()
+        if event_key is None:
+            guess = did_you_mean(decl.event, rules.events)
+            diags.append(error(UNDEFINED_NAME, f"undefined event '{decl.event}'", file, decl.event_span,
+                               f"did you mean '{guess}'?" if guess else "declare it with 'event NAME(…)'"))
+        elif event is not None:
+            scope.names.update({p.name: p.type for p in event.params})
+        # event "" marks a trigger on an unknown event: its arguments are unknown too
+        known = event_key if event is not None else ""
+        gctx = ctx_for(pack, file, pure=True, what=f"the guard of trigger '{tname}'",
+                       event=known, trigger=tname, replaces=_kept(table, decl))
+        guard = None
+        if decl.guard is not None:
+            guard, gt = lowerer.expr(gctx, scope, decl.guard)
+            lowerer.expect(gctx, Type("bool"), gt, decl.guard.span, "a trigger guard")
+        optional_by = lowerer.expr(gctx, scope, decl.optional_by)[0] if decl.optional_by else None
+        ctx = ctx_for(pack, file, what=f"trigger '{tname}'", event=known, trigger=tname,
+                      replaces=_kept(table, decl))
+        body = lowerer.block(ctx, scope, decl.body)
+        rules.triggers.append(TriggerSpec(
+            tname, Timing(decl.timing), event_key or decl.event, guard, optional_by, decl.priority, body,
+            tuple(p.name for p in event.params) if event else (), trigger_order,
+            origin(file, decl), pack))
+        trigger_order += 1
+        calls["trigger " + tname] = ctx.calls
+        emits["trigger " + tname] = ctx.emits
     rules.triggers.sort(key=lambda t: (-t.priority, t.order))
     games = [(d, p, f) for _, d, p, f in decls_in_order if isinstance(d, ast.GameDecl)]
     for decl, pack, file in games[1:]:
@@ -339,24 +348,6 @@ _DECL_WORDS = ("enum", "tag", "die", "kind", "fields", "trait", "option", "table
                "procedure", "event", "trigger", "game")
 
 
-def _word_span(rules: RuleSet, file: str, span: Span, word: str) -> Span:
-    """The span of ``word`` on the first line of ``span`` (after its start), else ``span``.
-
-    Trait names in the syntax tree carry no span of their own; they sit on the header line.
-    """
-    source = rules.sources.get(file)
-    if source is None:
-        return span
-    line = source.line_text(span.line)
-    match = re.compile(rf"\b{re.escape(word)}\b").search(line, max(span.column - 1, 0))
-    return Span.at(span.line, match.start() + 1, len(word)) if match else span
-
-
-def _guess(name, pool) -> str | None:
-    g = did_you_mean(name, list(pool))
-    return f"did you mean '{g}'?" if g else None
-
-
 def _value_key(table: NameTable, enum: ast.EnumDecl, value: str) -> str:
     """The key of a value of ``enum`` (the declaration in force of its enum)."""
     for entry in table.by_name.get(value, ()):
@@ -394,15 +385,6 @@ def _definition_kind(lowerer: Lowerer, decl: ast.Definition, pack: str, file: st
     return key or None
 
 
-def _trait_key(lowerer: Lowerer, ctx: Context, written: str, span: Span, diags: list[Diagnostic]) -> str | None:
-    """The key of a trait named after 'is', or None after reporting why there is none."""
-    key = lowerer.lookup(ctx, written, span, TRAITS)
-    if key is None:
-        diags.append(error(UNDEFINED_NAME, f"undefined trait '{written}'", ctx.file, span,
-                           _guess(written, lowerer.rules.traits) or f"declare it with 'trait {written} {{ … }}'"))
-    return key or None
-
-
 def _params(lowerer: Lowerer, ctx: Context, params: tuple[ast.Param, ...]) -> tuple[ParamSpec, ...]:
     out = []
     seen = set()
@@ -418,73 +400,6 @@ def _params(lowerer: Lowerer, ctx: Context, params: tuple[ast.Param, ...]) -> tu
             lowerer.expect(pctx, t, dt, p.default.span, f"the default of parameter '{p.name}'")
         out.append(ParamSpec(p.name, t, default))
     return tuple(out)
-
-
-def _definition(lowerer: Lowerer, rules: RuleSet, first: DefinitionSpec, decl: ast.Definition,
-                diags: list[Diagnostic], trait_types: dict) -> DefinitionSpec:
-    """A definition's values and traits (``first`` is its spec from pass 1: key, kind, pack)."""
-    pack, file = first.pack, first.origin.file
-    kind = rules.kinds[first.kind]
-    ctx = Context(file, pack, pure=True, what=f"{decl.kind} '{decl.name}'")
-    traits: list[str] = []
-
-    visiting: set[str] = set()
-
-    def add_trait(name: str) -> None:
-        if name in traits or name in visiting:
-            return  # a cycle of traits is reported at the traits themselves (C015)
-        trait = rules.traits.get(name)
-        if trait is None:
-            return  # an undefined trait inside a trait is reported at that trait
-        visiting.add(name)
-        for inner in trait.traits:
-            add_trait(inner)
-        traits.append(name)
-
-    for t in decl.traits:
-        key = _trait_key(lowerer, ctx, t, _word_span(rules, file, decl.span, t), diags)
-        if key:
-            add_trait(key)
-    values: dict[str, ir.X] = {}
-    for tname in traits:
-        trait = rules.traits[tname]
-        for fname, value in trait.values:
-            if fname not in kind.fields:
-                diags.append(error(UNKNOWN_FIELD, f"trait '{tname}' sets '{fname}', which {decl.kind} "
-                                   f"'{decl.name}' does not have", trait.origin.file, trait.origin.span,
-                                   _guess(fname, kind.fields)))
-                continue
-            if (tname, fname) in trait_types:
-                t, span, tfile, tpack = trait_types[(tname, fname)]
-                tctx = Context(tfile, tpack, pure=True, what=f"trait '{tname}'")
-                lowerer.expect(tctx, kind.fields[fname].type, t, span, f"field '{fname}' of trait '{tname}'")
-            values[fname] = value
-    seen: set[str] = set()
-    for prop in decl.props:
-        if prop.name in seen:
-            diags.append(error(DUPLICATE, f"{decl.kind} '{decl.name}' sets '{prop.name}' twice", file, prop.span,
-                               "keep one of them"))
-            continue
-        seen.add(prop.name)
-        spec = kind.fields.get(prop.name)
-        value, t = lowerer.expr(ctx, Scope(), prop.value)
-        if spec is None:
-            hint = _guess(prop.name, kind.fields) or f"declare it with 'fields {decl.kind} {{ {prop.name}: … }}'"
-            diags.append(error(UNKNOWN_FIELD, f"{decl.kind} has no field '{prop.name}'", file, prop.span, hint))
-            continue
-        lowerer.expect(ctx, spec.type, t, prop.value.span, f"field '{prop.name}'")
-        values[prop.name] = value
-    # a field another pack adds is required only of definitions whose pack sees that pack;
-    # elsewhere it starts as none, like an optional field (reading it in arithmetic is an R001)
-    sees = lowerer.resolver.table.visible.get(pack, {pack})
-    for fname, spec in kind.fields.items():
-        if fname not in values and spec.default is None and not spec.type.optional \
-                and spec.type.name != "list" and (not spec.pack or spec.pack == pack or spec.pack in sees):
-            diags.append(error(MISSING_FIELD, f"{decl.kind} '{decl.name}' does not set '{fname}'", file,
-                               decl.name_span, f"add '{fname}: …' (it has no default"
-                           + (f"; pack {spec.pack} adds it to {decl.kind})" if spec.pack and spec.pack != pack else ")")))
-    return DefinitionSpec(first.kind, first.name, first.title, frozenset(traits),
-                          tuple(values.items()), first.origin, pack)
 
 
 def _trait_cycles(rules: RuleSet) -> list[Diagnostic]:

@@ -19,6 +19,7 @@ from .builtins import AGGREGATES, BUILTINS, PURE, builtin_enum_of, enum_type, en
 from .builtins import ENUMS as BUILTIN_ENUMS
 from .model import RuleSet
 from .names import BUILTIN_KINDS, SUPER
+from .trigger_super import KeptTrigger, super_call, super_statements
 from .resolve import (ANY_SORT, CALLABLE, EVENTS, TABLES, TRAITS_AND_DEFINITIONS, TYPES, VALUES,
                       Found, Resolver, Sorts, leading_qualified, sorts)
 from .types import (ANY, BOOL, DIE, FN, GAME, HEX, INT, NONE, SIDE, TEXT, Type,
@@ -103,6 +104,8 @@ class Lowerer:
         self.skipped: set[str] = set(skipped)
         self.diagnostics: list[Diagnostic] = []
         self._field_types: dict[str, tuple[object, int, dict[str, Type]]] = {}  # see field_types
+        #: replaced triggers an override's super() runs, by their key (see trigger_super.py)
+        self.kept_triggers: dict[str, KeptTrigger] = {}
 
     # ------------------------------------------------------------ helpers
     def err(self, ctx: Context, code: str, message: str, span: Span, hint: str | None = None) -> None:
@@ -440,6 +443,9 @@ class Lowerer:
         o = self.origin(ctx, node)
         name = node.func
         rules = self.rules
+        if name == SUPER and ctx.replaces in self.kept_triggers:
+            x = self.trigger_super(ctx, scope, node, statement=False)
+            return x, (NONE if isinstance(x, ir.CallProcedure) else ANY)  # ANY: reported already
         if name == SUPER:
             if ctx.replaces is None:
                 self.err(ctx, BAD_CALL, f"'{SUPER}(…)' calls the declaration an override replaces, and "
@@ -690,9 +696,41 @@ class Lowerer:
     # ------------------------------------------------------------ statements
     def block(self, ctx: Context, scope: Scope, block: ast.Block) -> tuple[ir.S, ...]:
         inner = scope.child()
-        return tuple(s for s in (self.stmt(ctx, inner, st) for st in block.body) if s is not None)
+        out: list[ir.S] = []
+        for st in block.body:
+            s = self.stmt(ctx, inner, st)
+            if isinstance(s, tuple):  # one statement of Lore, several of the IR (a trigger's super())
+                out.extend(s)
+            elif s is not None:
+                out.append(s)
+        return tuple(out)
 
-    def stmt(self, ctx: Context, scope: Scope, node: ast.Stmt) -> ir.S | None:
+    def trigger_super(self, ctx: Context, scope: Scope, node: ast.Call, statement: bool):
+        """``super()`` in an overriding trigger (see :mod:`.trigger_super`): the statements
+        that run the replaced trigger with this trigger's event, or as an expression the call."""
+        o = self.origin(ctx, node)
+        kept = self.kept_triggers[ctx.replaces]
+        for a in node.args:
+            self.expr(ctx, scope, a.value)
+        if node.args:
+            self.err(ctx, BAD_CALL, f"'{SUPER}()' in a trigger takes no arguments", node.span,
+                     "write 'super()': it runs the replaced trigger with the event this one handles")
+        elif ctx.pure:
+            self.err(ctx, IMPURE, f"'{SUPER}()' runs the replaced trigger and cannot be called in {ctx.what}",
+                     node.span, "call it in the trigger's body")
+        elif ctx.event != kept.event:
+            self.err(ctx, BAD_CALL, f"'{SUPER}()' runs the replaced trigger with this trigger's event, but it "
+                     f"listens to '{kept.event}' and {ctx.what} to '{ctx.event}'", node.span,
+                     f"listen to '{kept.event}' too, or call a procedure instead of '{SUPER}()'")
+        elif kept.hands_back and not statement:
+            self.err(ctx, BAD_CALL, f"'{SUPER}()' of a 'before' trigger gives no value: the changes it makes to "
+                     "the event's arguments are this trigger's", node.span, "call it alone, as a statement")
+        else:
+            ctx.calls.add(kept.key)
+            return super_statements(kept, o) if statement else super_call(kept, o)
+        return ir.Do(ir.Const(None, origin=o), origin=o) if statement else ir.Const(None, origin=o)
+
+    def stmt(self, ctx: Context, scope: Scope, node: ast.Stmt) -> ir.S | tuple[ir.S, ...] | None:
         o = self.origin(ctx, node)
         if isinstance(node, ast.Let):
             value, t = self.expr(ctx, scope, node.value)
@@ -753,6 +791,8 @@ class Lowerer:
                 self.expect(ctx, ctx.returns, t, node.value.span, "the returned value")
             return ir.Return(value, origin=o)
         if isinstance(node, ast.ExprStmt):
+            if isinstance(node.expr, ast.Call) and node.expr.func == SUPER and ctx.replaces in self.kept_triggers:
+                return self.trigger_super(ctx, scope, node.expr, statement=True)
             value, _ = self.expr(ctx, scope, node.expr)
             return ir.Do(value, origin=o)
         raise AssertionError(f"unknown statement {node!r}")

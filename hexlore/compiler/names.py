@@ -9,12 +9,16 @@ otherwise make a second, unused thing instead of replacing the first. An overrid
 the declaration for every pack (it is the same thing, with a new body), keeps its sort and
 signature so the original pack's rules still type-check against it, and is reported as a note.
 
-An override of a function or procedure may call ``super(…)``: the declaration it replaces,
-so a pack extends a rule (``blocked(u, h) = super(u, h) or trapped(u, h)``) instead of
-copying its body, and two packs that extend the same rule both keep their part. The table
+An override of a function, procedure or trigger may call ``super(…)``: the declaration it
+replaces, so a pack extends a rule (``blocked(u, h) = super(u, h) or trapped(u, h)``) instead
+of copying its body, and two packs that extend the same rule both keep their part. The table
 keeps each replaced declaration that is called that way under a name no pack can write
 (``blocked@some.pack``: the name and the pack whose version it is), compiled like
-any other.
+any other (a kept trigger is compiled but listens to nothing: only its override runs it).
+
+An override of a trait, a definition or a kind changes only the fields it names: the table
+keeps every declaration of such a thing as a :class:`Layer`, the original first, and
+:mod:`.fieldwise` lowers them in turn, each in its own pack.
 
 Each declared thing gets one *key*, its name in the compiled :class:`RuleSet` (and so in
 the runtime, the graph and the event log): the name as written when no other pack of the
@@ -46,9 +50,16 @@ ENUM_VALUE = "enum value"
 FACE = "face"
 
 
+#: declarations whose overrides change only the fields they name (see :class:`Layer`)
+FIELDWISE = (ast.TraitDecl, ast.Definition, ast.KindDecl)
+#: declarations whose overrides may call super(…)
+EXTENSIBLE = (ast.FunctionDecl, ast.ProcedureDecl, ast.TriggerDecl)
+
+
 def calls_super(decl: ast.Decl) -> bool:
-    """Whether the body of ``decl`` calls ``super(…)`` (anywhere, iteratively)."""
-    stack: list = [getattr(decl, "body", None)]
+    """Whether the body of ``decl`` calls ``super(…)`` (anywhere, iteratively; a trigger's
+    guard and question too, where it is reported as misplaced rather than as replacing none)."""
+    stack: list = [getattr(decl, "body", None), getattr(decl, "guard", None), getattr(decl, "optional_by", None)]
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Call) and node.func == SUPER:
@@ -89,6 +100,18 @@ def signature(decl: ast.Decl) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Layer:
+    """One declaration of a trait, definition or kind: the original or one override of it,
+    with the pack and file whose names its values are written in (an override sees other
+    names than the pack it overrides)."""
+
+    decl: ast.Decl
+    pack: str
+    file: str
+    override: bool
+
+
 @dataclass
 class Entry:
     """One declared thing: the pack of its original declaration, and the declaration in force.
@@ -109,6 +132,8 @@ class Entry:
     key: str = ""
     #: for a replaced declaration kept for super(…): the entry it was replaced in
     kept_from: "Entry | None" = None
+    #: a trait, definition or kind: its original declaration, then each override, in order
+    layers: list[Layer] = field(default_factory=list)
 
     @property
     def qualified(self) -> str:
@@ -136,6 +161,8 @@ class NameTable:
 
     def _new(self, name: str, sort: str, decl: ast.Decl, pack: str, file: str, span: Span) -> Entry:
         entry = Entry(name, pack, sort, decl, pack, file, span, [pack])
+        if isinstance(decl, FIELDWISE) and sort not in (ENUM_VALUE, FACE):
+            entry.layers.append(Layer(decl, pack, file, False))
         self.by_name.setdefault(name, []).append(entry)
         self.order.append(entry)
         if sort not in (ENUM_VALUE, FACE):
@@ -221,7 +248,7 @@ class NameTable:
         self.diagnostics.append(Diagnostic(
             Severity.NOTE, OVERRIDDEN, f"{describe(decl)} '{name}' {of} is overridden by pack '{pack}'",
             file, span, None))
-        if isinstance(decl, (ast.FunctionDecl, ast.ProcedureDecl)) and calls_super(decl):
+        if isinstance(decl, EXTENSIBLE) and calls_super(decl):
             kept = Entry(name, owner, earlier.sort, earlier.decl, earlier.pack, earlier.file, earlier.span,
                          list(earlier.packs), kept_from=earlier)
             self.order.append(kept)
@@ -234,6 +261,8 @@ class NameTable:
             if self.of_decl.get(id(entry.decl)) is entry:
                 del self.of_decl[id(entry.decl)]
             self.of_decl[id(decl)] = entry
+            if entry.layers:
+                entry.layers.append(Layer(decl, pack, file, True))
         entry.decl, entry.pack, entry.file, entry.span = decl, pack, file, span
         if pack not in entry.packs:
             entry.packs.append(pack)
