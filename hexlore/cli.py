@@ -91,7 +91,7 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
         policy_options: dict[str, str], fmt: str) -> None:
     """Play SCENARIO (a file or a bundled name) to the end and print a summary."""
     from . import api
-    from .cli_output import escape, exit_if_no_scenario, print_diagnostics
+    from .cli_output import LogFile, escape, exit_if_no_scenario, print_diagnostics
     from .play import Abandoned, GameWatch, HumanPolicy, terminal_reader
 
     exit_if_no_scenario(scenario)
@@ -107,8 +107,7 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
         if side not in sides:
             raise click.BadParameter(f"'{side}' is not a side of this scenario (its sides: "
                                      f"{', '.join(sides)})", param_hint="'--policy'")
-    existed = bool(log_path) and os.path.exists(log_path)
-    log_file = open(log_path, "w", encoding="utf-8", newline="\n") if log_path else None
+    log_file = LogFile(log_path) if log_path else None
     policies: dict = dict(policy_options)
     watch = None
     if "human" in policies.values():
@@ -130,8 +129,6 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
     if watch is not None:
         watch.flush()
     if result is None:
-        if log_path and not existed and os.path.getsize(log_path) == 0:
-            os.remove(log_path)  # the game stopped before its first entry: no empty log
         failures = [d for d in diagnostics if d not in warnings]
         sys.exit(print_diagnostics(failures, sources, "text") or 1)
     if fmt == "json":
@@ -268,7 +265,7 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
     """
     from . import api
     from .campaign import CampaignUsageError
-    from .cli_output import escape, print_diagnostics
+    from .cli_output import LogFile, escape, print_diagnostics
     from .dsl.diagnostics import json_safe
 
     console = _console(soft_wrap=True)  # one line per unit, however long
@@ -284,8 +281,7 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
             text = ", ".join(f"{escape(f)} {shown(a)} -> {shown(b)}" for f, (a, b) in changed.items())
             console.print(f"  {escape(uid)}: {text or 'no change'}")
 
-    existed = bool(log_path) and os.path.exists(log_path)
-    log_file = open(log_path, "w", encoding="utf-8", newline="\n") if log_path else None
+    log_file = LogFile(log_path) if log_path else None
     try:
         results, diagnostics, sources = api.campaign(campaign_file, seed=seed, adventure=adventure,
                                                      log_file=log_file, on_result=summary)
@@ -294,8 +290,6 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
     finally:
         if log_file:
             log_file.close()
-            if not existed and os.path.getsize(log_path) == 0:
-                os.remove(log_path)  # refused (or stopped) before any adventure began: no empty log
     if diagnostics:
         sys.exit(print_diagnostics(diagnostics, sources, "text") or 1)
     if not results:
