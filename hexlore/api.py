@@ -75,8 +75,23 @@ def _walk(folder: Path, pattern: str, refused: list[Diagnostic] | None = None) -
     return found
 
 
+def _check_look(path: str) -> list[Diagnostic]:
+    """A pack's look file: S003 naming what is wrong, or nothing."""
+    from .look import LookError, read_look_file
+
+    try:
+        read_look_file(Path(path))
+    except LookError as exc:
+        message = str(exc).removeprefix(f"{path}: ")
+        return [error("S003", f"not a valid look: {message}", path, Span(),
+                      "see hexlore/look.py: terrain, sides, marks, faces, strength")]
+    return []
+
+
 def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
     """Check rule files and scenarios; every problem found, sorted by file, line, column."""
+    from .look import LOOK_FILE
+
     lore: list[str] = []
     scenarios: list[str] = []
     diagnostics: list[Diagnostic] = []
@@ -103,6 +118,9 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
         diagnostics.extend(rules.diagnostics)
         sources.update(rules.sources)
     for s in scenarios:
+        if Path(s).name == LOOK_FILE:  # how a pack is drawn (hexlore/look.py), not a scenario
+            diagnostics.extend(_check_look(s))
+            continue
         kind = yaml_kind(s)
         if kind == "scenario":
             loaded = open_scenario(s)
