@@ -149,7 +149,7 @@ def unit_svg(uid: str, type_name: str, side: str, hex_label: str, strength: list
     cx = x + (i - (count - 1) / 2) * radius * 1.7
     cy = y - size * 0.05
     shown = " ".join(f"{n}={v}" for n, v in strength)
-    label_size = min(size * 0.26, size * 1.7 / max(len(uid), 1) / 0.55 / max(count, 1))
+    label_size = min(size * 0.32, size * 1.9 / max(len(uid), 1) / 0.55 / max(count, 1))
     out = [f'<g data-unit={quoteattr(uid)} data-type={quoteattr(type_name)} data-side={quoteattr(side)} '
            f'data-hex={quoteattr(hex_label)} data-strength={quoteattr(shown)}>',
            f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="{_n(radius)}" fill="{colour}" stroke="#fff" stroke-width="1.5"/>',

@@ -52,7 +52,7 @@
     var cx = x + (i - (count - 1) / 2) * radius * 1.7, cy = y - size * 0.05;
     var nums = strength.filter(function (f) { return typeof st[2][f] === "number"; });
     var text = nums.map(function (f) { return f + "=" + st[2][f]; }).join(" ");
-    var labelSize = Math.min(size * 0.26, size * 1.7 / Math.max(u.id.length, 1) / 0.55 / Math.max(count, 1));
+    var labelSize = Math.min(size * 0.32, size * 1.9 / Math.max(u.id.length, 1) / 0.55 / Math.max(count, 1));
     var all = Object.keys(st[2]).sort().map(function (f) { return f + "=" + st[2][f]; }).join(", ");
     var out = '<g class="unit' + (acting ? " acting" : "") + '" data-unit="' + esc(u.id) + '" data-type="' + esc(u.type) +
       '" data-side="' + esc(u.side) + '" data-hex="' + esc(st[0]) + '" data-strength="' + esc(text) + '">' +
