@@ -15,9 +15,9 @@ delete the golden PNG and run the tests once (it is written, and the test fails 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
-import tempfile
 import time
 
 import pytest
@@ -25,22 +25,16 @@ import pytest
 from conftest import ROOT
 from hexlore import api
 from hexlore.replay.make import page_of, play_recorded
+from replay_browser import CHROMIUM, DRIVER, chromium, press, screenshot
 from test_replay import engine_positions
 
 REQUIRED = os.environ.get("HEXLORE_BROWSER_TESTS") == "required"
-try:
-    from selenium import webdriver
-except ImportError:  # selenium is in the 'test' extra; without it, as without a browser
+if importlib.util.find_spec("selenium") is None:  # in the 'test' extra; without it, as without a browser
     if REQUIRED:
-        raise
+        raise RuntimeError("HEXLORE_BROWSER_TESTS=required but selenium is not installed")
     pytest.skip("selenium is not installed (pip install '.[test]')", allow_module_level=True)
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
 GOLDEN = ROOT / "tests" / "fixtures" / "replay" / "spider_ford_7_step_19.png"
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
-         "--disable-component-update", "--disable-sync", "--hide-scrollbars", "--force-device-scale-factor=1",
-         "--window-size=1400,900", "--font-render-hinting=none")
 
 if not (CHROMIUM and DRIVER):
     if REQUIRED:
@@ -50,19 +44,8 @@ if not (CHROMIUM and DRIVER):
 
 @pytest.fixture(scope="module")
 def browser():
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="hexlore-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS + (f"--user-data-dir={profile}",):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    try:
+    with chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def _page(tmp_path, scenario: str, seed: int, policies: dict | None = None, name: str = "replay.html"):
@@ -72,14 +55,6 @@ def _page(tmp_path, scenario: str, seed: int, policies: dict | None = None, name
     path = tmp_path / name
     path.write_text(page_of(loaded, recording), encoding="utf-8")
     return path, recording
-
-
-def _press(driver, key: str, times: int = 1) -> None:
-    from selenium.webdriver.common.by import By
-
-    body = driver.find_element(By.TAG_NAME, "body")
-    for _ in range(times):
-        body.send_keys(key)
 
 
 def _shown(driver) -> dict:
@@ -118,7 +93,7 @@ def test_stepping_with_the_keyboard_shows_the_engines_position(browser, tmp_path
     visited = set()
     for key, times in [(Keys.ARROW_RIGHT, 13), (Keys.ARROW_RIGHT, 6), (Keys.ARROW_LEFT, 3), (Keys.ARROW_RIGHT, 280),
                        (Keys.ARROW_LEFT, 1), (Keys.END, 1), (Keys.ARROW_LEFT, 2)]:
-        _press(browser, key, times)
+        press(browser, key, times)
         step = len(lines) if key == Keys.END else step + (times if key == Keys.ARROW_RIGHT else -times)
         check()
         visited.add(step)
@@ -127,19 +102,20 @@ def test_stepping_with_the_keyboard_shows_the_engines_position(browser, tmp_path
 
 
 def test_rolls_show_their_faces_and_decisions_what_was_offered(browser, tmp_path):
-    from selenium.webdriver.common.keys import Keys
     import json
+
+    from selenium.webdriver.common.keys import Keys
 
     path, recording = _page(tmp_path, "battlelore/spider_ford", 7)
     browser.get(path.as_uri())
     entries = [json.loads(line) for line in recording.lines]
     roll = next(i for i, e in enumerate(entries, 1) if e["type"] == "roll")
-    _press(browser, Keys.ARROW_RIGHT, roll)
+    press(browser, Keys.ARROW_RIGHT, roll)
     faces = browser.execute_script("return Array.from(document.querySelectorAll('#detail .die'))"
                                    ".map(function (d) { return d.dataset.face; });")
     assert faces == entries[roll - 1]["faces"]
     decision = next(i for i, e in enumerate(entries, 1) if e["type"] == "decision" and i > roll)
-    _press(browser, Keys.ARROW_RIGHT, decision - roll)
+    press(browser, Keys.ARROW_RIGHT, decision - roll)
     offered, taken = browser.execute_script("return [document.querySelector('#detail .offered').textContent,"
                                             " document.querySelector('#detail .choice').textContent];")
     assert offered == str(entries[decision - 1]["options"]) and taken == str(entries[decision - 1]["choice"])
@@ -147,13 +123,10 @@ def test_rolls_show_their_faces_and_decisions_what_was_offered(browser, tmp_path
 
 def test_a_screenshot_of_a_step_matches_the_golden_picture(browser, tmp_path):
     from PIL import Image, ImageChops
-    from selenium.webdriver.common.keys import Keys
 
     path, _ = _page(tmp_path, "battlelore/spider_ford", 7)
-    browser.get(path.as_uri())
-    _press(browser, Keys.ARROW_RIGHT, 19)
     shot = tmp_path / "step19.png"
-    browser.save_screenshot(str(shot))
+    screenshot(browser, path, 19, shot)
     if not GOLDEN.exists():
         GOLDEN.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(shot, GOLDEN)
@@ -166,8 +139,6 @@ def test_a_screenshot_of_a_step_matches_the_golden_picture(browser, tmp_path):
 
 
 def test_a_long_game_steps_without_delay(browser, tmp_path):
-    from selenium.webdriver.common.keys import Keys
-
     path, recording = _page(tmp_path, "battlelore/spider_ford", 3, {"north": "random", "south": "random"},
                             "long.html")
     assert len(recording.lines) >= 2000
