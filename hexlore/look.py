@@ -26,8 +26,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 LOOK_FILE = "look.yaml"
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3}")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -110,7 +108,10 @@ def _check(data, path: str) -> dict:
 
 
 def read_look_file(path: Path) -> dict:
-    """One look file, validated (yaml.safe_load: a look runs nothing)."""
+    """One look file, validated (yaml.safe_load: a look runs nothing). PyYAML is imported here,
+    so that naming the look file (``check`` of a pack) loads none of it."""
+    import yaml
+
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
