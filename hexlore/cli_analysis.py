@@ -30,11 +30,17 @@ if TYPE_CHECKING:
 MAX_TABLE_ROWS = 60
 
 
+SVG = "svg"  # what _need_matplotlib returns for an .svg chart, which hexlore draws itself
+
+
 def _need_matplotlib(plot: str | None):
+    """None (no chart), SVG (hexlore's own SVG, no dependency) or matplotlib's pyplot (PNG, PDF)."""
     if not plot:
         return None
     if not plot.lower().endswith((".png", ".svg", ".pdf")):
         raise click.UsageError("--plot writes a .png, .svg or .pdf file")
+    if plot.lower().endswith(".svg"):
+        return SVG
     try:
         import matplotlib
     except ImportError:
@@ -79,8 +85,12 @@ def _fraction(p: Fraction) -> str:
               help="Estimate by Monte Carlo with this many seeded runs instead of enumerating.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the Monte Carlo runs.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-@click.option("--plot", default=None, help="Also draw the distribution to this .png or .svg file.")
-def odds(scenario, action, given, test_name, decisions, outcomes, policy, budget, samples, seed, fmt, plot):
+@click.option("--plot", default=None, help="Also draw the distribution to this .svg (or, with matplotlib, "
+                                         ".png or .pdf) file.")
+@click.option("--html", "html_path", default=None, type=click.Path(dir_okay=False),
+              help="Also write a self-contained HTML report (the table and the chart) to this file.")
+def odds(scenario, action, given, test_name, decisions, outcomes, policy, budget, samples, seed, fmt, plot,
+         html_path):
     """Exact odds of one ACTION on SCENARIO, from every distinct dice outcome of the rules."""
     plt = _need_matplotlib(plot)
     if action is None and test_name is None:
@@ -100,8 +110,33 @@ def odds(scenario, action, given, test_name, decisions, outcomes, policy, budget
         click.echo(json_safe(json.dumps(data, indent=2, ensure_ascii=False)))
     else:
         _print_odds(result, action or f"test {test_name!r}")
-    if plt is not None:
+    if plt is SVG:
+        _write(plot, _odds_svg(result))
+    elif plt is not None:
         _plot_odds(plt, result, plot)
+    if html_path:
+        from .charts import html_report
+
+        rows = [[c, _show(v), f"{float(p):.4%}"] for c in result.columns for v, p in result.marginal(c).items()]
+        _write(html_path, html_report(f"odds of {action or test_name}", [("chances", ["outcome", "value", "chance"], rows)],
+                                      _odds_svg(result)))
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as out:
+        out.write(text)
+
+
+def _odds_svg(result) -> str:
+    from .charts import odds_chart
+    from .runtime.analysis.stats import wilson
+
+    marginals = [{_show(v): p for v, p in result.marginal(c).items()} for c in result.columns]
+    intervals = None
+    if not result.exact:
+        intervals = [{v: wilson(round(float(p) * result.enumerated), result.enumerated) for v, p in m.items()}
+                     for m in marginals]
+    return odds_chart(list(result.columns), marginals, intervals)
 
 
 def _print_odds(result, action: str) -> None:
@@ -203,8 +238,12 @@ def _parse_policies(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
               help="Who plays a side in every game instead of the scenario's policy: random, greedy, "
                    "first, mcts, mcts:N (N futures a decision); the side 'all' stands for every side.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-@click.option("--plot", default=None, help="Also draw win rates and game lengths to this .png or .svg file.")
-def sweep(scenario, games, workers, backend, seed, address, variants, max_rounds, policy_options, fmt, plot):
+@click.option("--plot", default=None, help="Also draw win rates, game lengths and losses to this .svg (or, with "
+                                         "matplotlib, .png or .pdf) file.")
+@click.option("--html", "html_path", default=None, type=click.Path(dir_okay=False),
+              help="Also write a self-contained HTML report (the tables and the chart) to this file.")
+def sweep(scenario, games, workers, backend, seed, address, variants, max_rounds, policy_options, fmt, plot,
+          html_path):
     """Play GAMES seeded games of SCENARIO and report win rates, game length and losses."""
     plt = _need_matplotlib(plot)
     from rich.console import Console
@@ -248,8 +287,16 @@ def sweep(scenario, games, workers, backend, seed, address, variants, max_rounds
         click.echo(json_safe(json.dumps(report, indent=2, ensure_ascii=False)))
     else:
         _print_sweep(report)
-    if plt is not None:
+    if plt is SVG:
+        from .charts import sweep_chart
+
+        _write(plot, sweep_chart(report))
+    elif plt is not None:
         _plot_sweep(plt, report, plot)
+    if html_path:
+        from .charts import sweep_chart, sweep_html
+
+        _write(html_path, sweep_html(report, sweep_chart(report)))
     if report["errors"]["count"]:
         sys.exit(1)
 

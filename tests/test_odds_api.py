@@ -247,9 +247,11 @@ def test_cli_samples_show_intervals():
 
 
 def test_cli_plot_writes_a_chart(tmp_path):
-    target = tmp_path / "odds.svg"
+    target, picture = tmp_path / "odds.svg", tmp_path / "odds.png"
     out = run_cli("odds", SPIDER, "--action", STRIKE, "--outcome", "spider.alive", "--plot", str(target))
-    assert out.exit_code == 0 and target.read_text(encoding="utf-8").lstrip().startswith("<?xml")
+    assert out.exit_code == 0 and target.read_text(encoding="utf-8").startswith("<svg")  # hexlore's own SVG
+    out = run_cli("odds", SPIDER, "--action", STRIKE, "--outcome", "spider.alive", "--plot", str(picture))
+    assert out.exit_code == 0 and picture.read_bytes().startswith(b"\x89PNG")  # matplotlib's
 
 
 def test_cli_plot_without_matplotlib_is_a_clear_usage_error(monkeypatch, tmp_path):

@@ -122,7 +122,8 @@ def summarize(records: list[GameRecord], sides: list[str], start: dict[str, dict
     length = {"mean": mean, "low": lo, "high": hi,
               "median": statistics.median(rounds) if rounds else 0, "min": min(rounds, default=0),
               "max": max(rounds, default=0),
-              "turns_mean": sum(r.turns for r in played) / len(played) if played else 0.0}
+              "turns_mean": sum(r.turns for r in played) / len(played) if played else 0.0,
+              "histogram": {str(k): rounds.count(k) for k in sorted(set(rounds))}}
     losses: dict[str, dict[str, dict]] = {}
     for side in sides:
         per: dict[str, dict] = {}
