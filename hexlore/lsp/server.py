@@ -1,0 +1,160 @@
+"""The protocol side: pygls wiring of the features, and debounced diagnostics.
+
+Every handler is a thin call into a module that knows Lore (:mod:`.analysis`,
+:mod:`.completion`, :mod:`.navigation`, :mod:`.quickfix`). Diagnostics are recompiled
+``DEBOUNCE`` seconds after the last change of a document, not at every keystroke: typing a
+word costs one compile, and a compile never runs on a text the editor has already replaced.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+
+from .analysis import Analysis, Documents
+from .completion import complete
+from .convert import cursor, diagnostic
+from .navigation import definition, hover, outline
+from .quickfix import fixes
+
+#: seconds of quiet after a change before the document is compiled again
+DEBOUNCE = 0.15
+YAML = (".yaml", ".yml")
+
+
+class LoreServer(LanguageServer):
+    """The language server and the documents it has compiled."""
+
+    def __init__(self) -> None:
+        super().__init__("hexlore", "0.1.0", text_document_sync_kind=types.TextDocumentSyncKind.Full)
+        self.documents = Documents()
+        self._pending: dict[str, asyncio.TimerHandle] = {}
+        #: documents that got diagnostics, by folder: a file whose problems are gone gets an empty list
+        self._published: set[str] = set()
+
+    # -- documents
+    def path(self, uri: str) -> str:
+        return str(Path(to_fs_path(uri) or uri).resolve())
+
+    def lines(self, path: str) -> list[str]:
+        return self.documents.text(path).split("\n")
+
+    def analysis(self, path: str) -> Analysis | None:
+        if path.endswith(".lore"):
+            return self.documents.lore(path)
+        if path.endswith(YAML):
+            return self.documents.scenario(path)
+        return None
+
+    def publish(self, path: str) -> None:
+        """Compile the document's rule set and publish the diagnostics of each of its files."""
+        analysis = self.analysis(path)
+        if analysis is None:
+            return
+        files = set(analysis.diagnostics) | {path} | {p for p in self._published if Path(p).parent == Path(path).parent}
+        for file in sorted(files):
+            found = analysis.diagnostics.get(file, [])
+            lines = self.lines(file)
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                uri=from_fs_path(file) or Path(file).as_uri(), diagnostics=[diagnostic(d, lines) for d in found]))
+            if found:
+                self._published.add(file)
+            else:
+                self._published.discard(file)
+
+    def schedule(self, path: str) -> None:
+        """Publish after ``DEBOUNCE`` seconds unless the document changes again first."""
+        pending = self._pending.pop(path, None)
+        if pending is not None:
+            pending.cancel()
+        self._pending[path] = asyncio.get_running_loop().call_later(DEBOUNCE, self._due, path)
+
+    def _due(self, path: str) -> None:
+        self._pending.pop(path, None)
+        self.publish(path)
+
+
+server = LoreServer()
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def on_open(ls: LoreServer, params: types.DidOpenTextDocumentParams) -> None:
+    path = ls.path(params.text_document.uri)
+    ls.documents.set(path, params.text_document.text)
+    ls.publish(path)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def on_change(ls: LoreServer, params: types.DidChangeTextDocumentParams) -> None:
+    path = ls.path(params.text_document.uri)
+    ls.documents.set(path, ls.workspace.get_text_document(params.text_document.uri).source)
+    if path.endswith(".lore"):  # YAML is checked as saved (see analysis.py)
+        ls.schedule(path)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def on_save(ls: LoreServer, params: types.DidSaveTextDocumentParams) -> None:
+    path = ls.path(params.text_document.uri)
+    ls.documents.set(path, ls.workspace.get_text_document(params.text_document.uri).source)
+    ls.publish(path)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def on_close(ls: LoreServer, params: types.DidCloseTextDocumentParams) -> None:
+    ls.documents.close(ls.path(params.text_document.uri))
+
+
+def _at(ls: LoreServer, params: types.TextDocumentPositionParams) -> tuple[str, list[str], int, int]:
+    path = ls.path(params.text_document.uri)
+    lines = ls.lines(path)
+    line, column = cursor(lines, params.position)
+    return path, lines, line, column
+
+
+@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["."]))
+def on_completion(ls: LoreServer, params: types.CompletionParams) -> types.CompletionList:
+    path, lines, line, column = _at(ls, params)
+    analysis = ls.analysis(path) if path.endswith(".lore") else None
+    rules = analysis.rules if analysis else None
+    module = analysis.modules.get(path) if analysis else None
+    return types.CompletionList(is_incomplete=False, items=complete(rules, module, lines, line, column))
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+def on_hover(ls: LoreServer, params: types.HoverParams) -> types.Hover | None:
+    path, lines, line, column = _at(ls, params)
+    analysis = ls.analysis(path)
+    return hover(analysis, lines[line], column) if analysis and line < len(lines) else None
+
+
+@server.feature(types.TEXT_DOCUMENT_DEFINITION)
+def on_definition(ls: LoreServer, params: types.DefinitionParams) -> list[types.Location]:
+    path, lines, line, column = _at(ls, params)
+    analysis = ls.analysis(path)
+    if analysis is None or line >= len(lines):
+        return []
+    return definition(analysis, ls.documents.texts, lines[line], column)
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+def on_document_symbol(ls: LoreServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+    path = ls.path(params.text_document.uri)
+    analysis = ls.analysis(path) if path.endswith(".lore") else None
+    module = analysis.modules.get(path) if analysis else None
+    return outline(module, ls.lines(path)) if module is not None else []
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+def on_code_action(ls: LoreServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    lines = ls.lines(ls.path(params.text_document.uri))
+    return [a for d in params.context.diagnostics for a in fixes(params.text_document.uri, lines, d)]
+
+
+def serve() -> None:
+    """Serve one editor on standard input and output until it says exit."""
+    server.start_io()
