@@ -1,0 +1,156 @@
+"""The language server through a real client (issue 17): ``python -m hexlore lsp`` in a
+subprocess, spoken to in JSON-RPC over stdio (tests/lsp_client.py), on the bundled packs.
+
+The edits are sent as unsaved buffers: no file of rules/ or scenarios/ is written. What the
+server says is compared with what ``hexlore check`` (the API under it) says of the same text,
+so the two cannot drift apart unnoticed.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from conftest import ROOT
+from lsp_client import Client
+
+pytest.importorskip("pygls")
+
+from click.testing import CliRunner  # noqa: E402
+
+from hexlore import api  # noqa: E402
+from hexlore.cli import main  # noqa: E402
+from hexlore.compiler import compile_packs  # noqa: E402
+
+CORE = ROOT / "rules" / "battlelore" / "core.lore"
+CREATURES = ROOT / "rules" / "battlelore" / "creatures.lore"
+RIGHT = "h.terrain.impassable"
+WRONG = "h.terrain.impassible"
+
+
+@pytest.fixture
+def client():
+    c = Client(ROOT)
+    c.start(ROOT)
+    yield c
+    c.stop()
+
+
+def _apply(text: str, edits: list[dict]) -> str:
+    """A text with LSP text edits applied (single-line, ASCII edits: what the quick fixes make)."""
+    lines = text.split("\n")
+    for e in sorted(edits, key=lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"]),
+                    reverse=True):
+        start, end = e["range"]["start"], e["range"]["end"]
+        assert start["line"] == end["line"]
+        line = lines[start["line"]]
+        lines[start["line"]] = line[:start["character"]] + e["newText"] + line[end["character"]:]
+    return "\n".join(lines)
+
+
+def test_a_misspelt_field_is_reported_where_check_reports_it_and_its_quick_fix_clears_it(client, tmp_path):
+    original = CORE.read_text(encoding="utf-8")
+    assert original.count(RIGHT) == 1
+    uri = client.open(CORE)
+    assert client.diagnostics(uri) == []
+    edited = original.replace(RIGHT, WRONG)
+    client.change(uri, edited)
+    found = client.diagnostics(uri)
+    # hexlore check of the same text (a copy of the folder, as the server groups a folder)
+    copy = tmp_path / "battlelore"
+    shutil.copytree(CORE.parent, copy)
+    (copy / "core.lore").write_text(edited, encoding="utf-8")
+    expected = [d for d in api.check([str(copy)])[0] if d.file.endswith("core.lore")]
+    assert [(d["code"], d["data"]["message"]) for d in found] == [(d.code, d.message) for d in expected]
+    assert [d["code"] for d in found] == ["C005"]
+    line = next(i for i, t in enumerate(edited.split("\n")) if WRONG in t)
+    column = edited.split("\n")[line].index(WRONG)
+    assert found[0]["range"] == {"start": {"line": line, "character": column},
+                                 "end": {"line": line, "character": column + len(WRONG)}}
+    assert (expected[0].span.line, expected[0].span.column) == (line + 1, column + 1)
+    actions = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": found[0]["range"], "context": {"diagnostics": found}})
+    assert [a["title"] for a in actions] == ["Change to 'impassable'"]
+    fixed = _apply(edited, actions[0]["edit"]["changes"][uri])
+    assert fixed == original
+    client.change(uri, fixed)
+    assert client.diagnostics(uri) == []
+
+
+def test_quick_changes_are_compiled_once_on_the_last_text(client):
+    original = CORE.read_text(encoding="utf-8")
+    uri = client.open(CORE)
+    client.diagnostics(uri)
+    for n in range(5):  # typed faster than the debounce: only the last text is compiled
+        client.change(uri, original.replace(RIGHT, WRONG[:-n] if n else WRONG))
+    client.change(uri, original.replace(RIGHT, "h.terrain.impassabl"))
+    found = client.diagnostics(uri)
+    assert [d["data"]["message"] for d in found] == ["terrain has no field 'impassabl'"]
+
+
+def test_completion_after_u_dot_lists_the_unit_fields(client):
+    text = CORE.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    line = next(i for i, t in enumerate(lines) if t.startswith("function melee_dice(u: unit)"))
+    column = lines[line].index("u.melee_dice") + 2
+    uri = client.open(CORE)
+    items = client.request("textDocument/completion", {"textDocument": {"uri": uri},
+                                                       "position": {"line": line, "character": column}})["items"]
+    labels = {i["label"] for i in items}
+    unit_fields = set(compile_packs([str(CORE.parent)]).kinds["unit"].fields)
+    assert unit_fields <= labels
+    assert "chests" not in labels  # a field of hex, not of unit
+    assert "trigger" not in labels  # no keyword after a dot
+
+
+def test_completion_offers_keywords_names_and_builtins_with_signatures(client):
+    uri = client.open(CREATURES)
+    items = client.request("textDocument/completion", {"textDocument": {"uri": uri},
+                                                       "position": {"line": 0, "character": 0}})["items"]
+    by_label = {i["label"]: i for i in items}
+    assert {"trigger", "instead", "giant_spider", "critical_roll", "creature"} <= set(by_label)
+    assert by_label["roll"]["detail"] == "roll(count: int, die: die) -> list of face"
+
+
+def test_go_to_definition_from_a_scenario_type_lands_on_the_unit_declaration(client):
+    scenario = ROOT / "scenarios" / "battlelore" / "spider_ford.yaml"
+    lines = scenario.read_text(encoding="utf-8").split("\n")
+    line = next(i for i, t in enumerate(lines) if "type: giant_spider" in t)
+    uri = client.open(scenario)
+    assert client.diagnostics(uri) == []
+    found = client.request("textDocument/definition", {"textDocument": {"uri": uri}, "position": {
+        "line": line, "character": lines[line].index("giant_spider") + 4}})
+    target = CREATURES.read_text(encoding="utf-8").split("\n")
+    decl = next(i for i, t in enumerate(target) if t.startswith("unit giant_spider "))
+    assert found == [{"uri": CREATURES.resolve().as_uri(), "range": {
+        "start": {"line": decl, "character": 5}, "end": {"line": decl, "character": 5 + len("giant_spider")}}}]
+
+
+def test_hover_shows_the_signature_and_description_and_a_builtins_doc(client):
+    uri = client.open(CREATURES)
+    lines = CREATURES.read_text(encoding="utf-8").split("\n")
+    line = next(i for i, t in enumerate(lines) if t.startswith("event critical_roll"))
+    hover = client.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                  "position": {"line": line, "character": 8}})
+    value = hover["contents"]["value"]
+    assert "event critical_roll(creature: unit, faces: list of face, killed: bool)" in value
+    assert "A creature's critical roll: the dice and whether it is killed" in value
+    line = next(i for i, t in enumerate(lines) if "roll(" in t and not t.startswith("event"))
+    hover = client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": {
+        "line": line, "character": lines[line].index("roll(") + 1}})
+    assert "roll(count: int, die: die) -> list of face" in hover["contents"]["value"]
+
+
+def test_the_outline_lists_the_declarations(client):
+    uri = client.open(CREATURES)
+    symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    names = [s["name"] for s in symbols]
+    assert {"giant_spider", "critical_roll", "creature", "fields unit"} <= set(names)
+    spider = symbols[names.index("giant_spider")]
+    assert spider["detail"] == 'unit giant_spider "Araignée Géante" is creature'
+
+
+def test_lsp_help_works():
+    result = CliRunner().invoke(main, ["lsp", "--help"])
+    assert result.exit_code == 0 and "language server" in result.output
