@@ -139,7 +139,9 @@ def test_hover_shows_the_signature_and_description_and_a_builtins_doc(client):
     line = next(i for i, t in enumerate(lines) if "roll(" in t and not t.startswith("event"))
     hover = client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": {
         "line": line, "character": lines[line].index("roll(") + 1}})
-    assert "roll(count: int, die: die) -> list of face" in hover["contents"]["value"]
+    value = hover["contents"]["value"]
+    assert "roll(count: int, die: die) -> list of face" in value
+    assert "(random)" in value  # the row of docs/language.md's table of built-ins
 
 
 def test_the_outline_lists_the_declarations(client):
@@ -154,3 +156,43 @@ def test_the_outline_lists_the_declarations(client):
 def test_lsp_help_works():
     result = CliRunner().invoke(main, ["lsp", "--help"])
     assert result.exit_code == 0 and "language server" in result.output
+
+
+# -- the quick fixes of override and use, in-process (the server's modules, no subprocess)
+
+def _fixed_by(tmp_path, mod_text: str, title: str) -> list:
+    """Compile a base pack and ``mod_text`` as the server does, apply the quick fix called
+    ``title`` of the mod's first error, and return the errors left."""
+    from hexlore.lsp.analysis import Documents
+    from hexlore.lsp.convert import diagnostic
+    from hexlore.lsp.quickfix import fixes
+
+    (tmp_path / "base.lore").write_text("pack base\n\nfunction f(x: int) -> int = x\n", encoding="utf-8")
+    mod = tmp_path / "mod.lore"
+    mod.write_text(mod_text, encoding="utf-8")
+    path = str(mod.resolve())
+    documents = Documents()
+    documents.set(path, mod_text)
+    lines = mod_text.split("\n")
+    errors = [d for d in documents.lore(path).diagnostics[path] if d.is_error]
+    assert errors, "the mod should have an error to fix"
+    actions = {a.title: a for a in fixes(mod.as_uri(), lines, diagnostic(errors[0], lines))}
+    assert title in actions, list(actions)
+    [edit] = actions[title].edit.changes[mod.as_uri()]
+    fixed = _apply(mod_text, [{"range": {"start": {"line": edit.range.start.line, "character": edit.range.start.character},
+                                         "end": {"line": edit.range.end.line, "character": edit.range.end.character}},
+                               "newText": edit.new_text}])
+    documents.set(path, fixed)
+    return [d for d in documents.lore(path).diagnostics.get(path, []) if d.is_error]
+
+
+def test_a_missing_override_is_written_by_its_quick_fix(tmp_path):
+    assert _fixed_by(tmp_path, "pack mod\nuse base\n\nfunction f(x: int) -> int = x + 1\n", "Add 'override'") == []
+
+
+def test_a_missing_use_is_written_by_its_quick_fix(tmp_path):
+    assert _fixed_by(tmp_path, "pack mod\n\noverride function f(x: int) -> int = x + 1\n", "Add 'use base'") == []
+
+
+def test_an_override_of_nothing_is_removed_by_its_quick_fix(tmp_path):
+    assert _fixed_by(tmp_path, "pack mod\n\noverride function g(x: int) -> int = x + 1\n", "Remove 'override'") == []

@@ -15,6 +15,7 @@ from lsprotocol import types
 from ..compiler.builtins import BUILTINS
 from ..dsl import ast
 from .analysis import Analysis, absolute
+from .builtin_docs import documented
 from .completion import builtin_signature
 from .convert import span_range
 from .index import Declared, declarations, description, header, word_at
@@ -58,7 +59,8 @@ def hover(analysis: Analysis, line: str, column: int) -> types.Hover | None:
         parts.append(text + (f"\n{said}" if said else "") + f"\n\n*{Path(d.file).name}:{d.span.line}*")
     if not parts and word in BUILTINS:
         b = BUILTINS[word]
-        parts.append(f"```lore\n{builtin_signature(b)}\n```\nbuilt-in" + (f": {b.doc}" if b.doc else ""))
+        doc = documented().get(word) or b.doc
+        parts.append(f"```lore\n{builtin_signature(b)}\n```\nbuilt-in" + (f"\n\n{doc}" if doc else ""))
     if not parts:
         return None
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(parts)))
