@@ -196,3 +196,30 @@ def test_a_missing_use_is_written_by_its_quick_fix(tmp_path):
 
 def test_an_override_of_nothing_is_removed_by_its_quick_fix(tmp_path):
     assert _fixed_by(tmp_path, "pack mod\n\noverride function g(x: int) -> int = x + 1\n", "Remove 'override'") == []
+
+
+def test_scenario_yaml_completes_unit_types_and_goes_from_call_to_the_procedure(client):
+    scenario = ROOT / "scenarios" / "battlelore" / "spider_ford.yaml"
+    lines = scenario.read_text(encoding="utf-8").split("\n")
+    uri = client.open(scenario)
+    line = next(i for i, t in enumerate(lines) if "type: giant_spider" in t)
+    column = lines[line].index("type: ") + len("type: ")
+    items = client.request("textDocument/completion", {"textDocument": {"uri": uri},
+                                                       "position": {"line": line, "character": column}})["items"]
+    labels = {i["label"] for i in items}
+    assert "giant_spider" in labels and "foot_red" in labels
+    assert "melee_attack" not in labels  # a procedure, not a unit type
+    line = next(i for i, t in enumerate(lines) if "call: melee_attack" in t)
+    found = client.request("textDocument/definition", {"textDocument": {"uri": uri}, "position": {
+        "line": line, "character": lines[line].index("melee_attack") + 3}})
+    core = CORE.read_text(encoding="utf-8").split("\n")
+    decl = next(i for i, t in enumerate(core) if t.startswith("procedure melee_attack("))
+    assert [(f["uri"], f["range"]["start"]["line"]) for f in found] == [(CORE.resolve().as_uri(), decl)]
+
+
+def test_workspace_symbols_find_the_declarations_of_open_rule_sets(client):
+    uri = client.open(CREATURES)
+    client.diagnostics(uri)
+    found = client.request("workspace/symbol", {"query": "giant_sp"})
+    assert {(s["name"], s["location"]["uri"]) for s in found} == {
+        ("giant_spider", CREATURES.resolve().as_uri()), ("giant_spider_card", CREATURES.resolve().as_uri())}

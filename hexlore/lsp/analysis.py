@@ -42,8 +42,10 @@ class Analysis:
 class Documents:
     """The open documents' texts and the compiles made of them.
 
-    A compile is kept per folder until a document changes: completion, hover and definition
-    right after a diagnostic pass reuse its rule set instead of compiling again.
+    A compile is kept per folder (a scenario's per file) until a document changes: completion,
+    hover and definition right after a diagnostic pass reuse its rule set instead of compiling
+    again. Any change drops every kept compile: a pack is used by other folders' packs and by
+    scenarios, which must not answer from a rule set made of its old text.
     """
 
     def __init__(self) -> None:
@@ -52,11 +54,15 @@ class Documents:
 
     def set(self, path: str, text: str) -> None:
         self.texts[path] = text
-        self._compiled.pop(str(Path(path).parent), None)
+        self._compiled.clear()
 
     def close(self, path: str) -> None:
         self.texts.pop(path, None)
-        self._compiled.pop(str(Path(path).parent), None)
+        self._compiled.clear()
+
+    def analyses(self) -> list[Analysis]:
+        """The compiles kept (for workspace symbols: the rule sets the editor has open)."""
+        return list(self._compiled.values())
 
     def text(self, path: str) -> str:
         """The editor's text of ``path``, else the saved file's ('' when unreadable)."""
@@ -92,6 +98,7 @@ class Documents:
         analysis = Analysis(rules, modules_of(rules) if rules is not None else {})
         for d in diagnostics:
             analysis.diagnostics.setdefault(_file_of(d, path), []).append(d)
+        self._compiled[path] = analysis
         return analysis
 
 

@@ -8,6 +8,8 @@ as ``h.terrain.``) every field of every kind is offered, each labelled with its 
 
 from __future__ import annotations
 
+import re
+
 from lsprotocol import types
 
 from ..compiler import RuleSet
@@ -85,6 +87,21 @@ def names(rules: RuleSet | None, module: ast.Module | None, line: int) -> list[t
     for word in keywords():
         add(word, Kind.Keyword)
     return list(items.values())
+
+
+def in_yaml(rules: RuleSet | None, line: str) -> list[types.CompletionItem]:
+    """In scenario YAML: unit types after ``type:``, procedures after ``call:``, else nothing
+    (the YAML extension completes the format's keys from the schema)."""
+    if rules is None:
+        return []
+    key = re.search(r"\b(type|call)\s*:\s*[\w.]*$", line)
+    if key is None:
+        return []
+    if key.group(1) == "type":
+        return [types.CompletionItem(label=d.name, kind=Kind.Constant, detail=f'unit "{d.title}"' if d.title else "unit")
+                for d in rules.definitions_of("unit")]
+    return [types.CompletionItem(label=key_, kind=Kind.Method, detail="procedure", documentation=p.doc)
+            for key_, p in rules.procedures.items() if "@" not in key_]
 
 
 def complete(rules: RuleSet | None, module: ast.Module | None, lines: list[str], line: int,

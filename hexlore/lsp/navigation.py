@@ -95,3 +95,21 @@ def outline(module: ast.Module, lines: list[str]) -> list[types.DocumentSymbol]:
                                             detail=header(item) if not isinstance(decl, ast.FieldsDecl) else None,
                                             children=children))
     return symbols
+
+
+def workspace_symbols(analyses: list[Analysis], query: str) -> list[types.WorkspaceSymbol]:
+    """Declarations (not fields, values or faces) whose name contains ``query``, each once."""
+    seen: set[tuple[str, int, int]] = set()
+    found = []
+    for analysis in analyses:
+        for d in declarations(analysis.modules):
+            if not isinstance(d.decl, ast.Decl) or d.name != d.decl.name or query.lower() not in d.name.lower():
+                continue
+            if (d.file, d.span.line, d.span.column) in seen:
+                continue
+            seen.add((d.file, d.span.line, d.span.column))
+            found.append(types.WorkspaceSymbol(
+                name=d.name, kind=_SYMBOL_KINDS.get(type(d.decl), Symbol.Object), container_name=d.what,
+                location=types.Location(uri=Path(d.file).as_uri(),
+                                        range=span_range(d.span, _lines_of(d.file, {}, analysis)))))
+    return found

@@ -16,9 +16,9 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 from .analysis import Analysis, Documents
-from .completion import complete
+from .completion import complete, in_yaml
 from .convert import cursor, diagnostic
-from .navigation import definition, hover, outline
+from .navigation import definition, hover, outline, workspace_symbols
 from .quickfix import fixes
 
 #: seconds of quiet after a change before the document is compiled again
@@ -118,6 +118,10 @@ def _at(ls: LoreServer, params: types.TextDocumentPositionParams) -> tuple[str, 
 @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["."]))
 def on_completion(ls: LoreServer, params: types.CompletionParams) -> types.CompletionList:
     path, lines, line, column = _at(ls, params)
+    if path.endswith(YAML):
+        analysis = ls.analysis(path)
+        text = lines[line][:column] if line < len(lines) else ""
+        return types.CompletionList(is_incomplete=False, items=in_yaml(analysis.rules if analysis else None, text))
     analysis = ls.analysis(path) if path.endswith(".lore") else None
     rules = analysis.rules if analysis else None
     module = analysis.modules.get(path) if analysis else None
@@ -153,6 +157,13 @@ def on_document_symbol(ls: LoreServer, params: types.DocumentSymbolParams) -> li
 def on_code_action(ls: LoreServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     lines = ls.lines(ls.path(params.text_document.uri))
     return [a for d in params.context.diagnostics for a in fixes(params.text_document.uri, lines, d)]
+
+
+@server.feature(types.WORKSPACE_SYMBOL)
+def on_workspace_symbol(ls: LoreServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
+    """The declarations of the rule sets compiled so far (those of the open documents) whose
+    name contains the query."""
+    return workspace_symbols(ls.documents.analyses(), params.query)
 
 
 def serve() -> None:
