@@ -61,15 +61,19 @@ class Client:
                 self._notes.put(message)
 
     def request(self, method: str, params: dict) -> object:
+        answer = self.answer(method, params)
+        assert "error" not in answer, answer
+        return answer["result"]
+
+    def answer(self, method: str, params: dict) -> dict:
+        """The whole response to a request: its result, or its error."""
         self._next += 1
         ident = self._next
         self._send({"id": ident, "method": method, "params": params})
         with self._lock:
             if not self._lock.wait_for(lambda: ident in self._responses, timeout=DEADLINE):
                 raise TimeoutError(f"no answer to {method}")
-            answer = self._responses.pop(ident)
-        assert "error" not in answer, answer
-        return answer["result"]
+            return self._responses.pop(ident)
 
     def notify(self, method: str, params: dict) -> None:
         self._send({"method": method, "params": params})

@@ -223,3 +223,41 @@ def test_workspace_symbols_find_the_declarations_of_open_rule_sets(client):
     found = client.request("workspace/symbol", {"query": "giant_sp"})
     assert {(s["name"], s["location"]["uri"]) for s in found} == {
         ("giant_spider", CREATURES.resolve().as_uri()), ("giant_spider_card", CREATURES.resolve().as_uri())}
+
+
+def test_references_of_a_trait_leave_out_parameters_of_the_same_name(client):
+    import re
+
+    uri = client.open(CREATURES)
+    lines = CREATURES.read_text(encoding="utf-8").split("\n")
+    line = next(i for i, t in enumerate(lines) if t.startswith("trait creature"))
+    found = client.request("textDocument/references", {"textDocument": {"uri": uri}, "context": {
+        "includeDeclaration": True}, "position": {"line": line, "character": 8}})
+    expected = set()
+    for pack in CORE.parent.glob("*.lore"):
+        for i, text in enumerate(pack.read_text(encoding="utf-8").split("\n")):
+            code = text.split("#")[0]
+            for m in re.finditer(r"\b(?:is|trait) (creature)\b", code):
+                expected.add((pack.resolve().as_uri(), i, m.start(1)))
+    assert {(f["uri"], f["range"]["start"]["line"], f["range"]["start"]["character"]) for f in found} == expected
+    assert len(expected) == 9  # 'event creature_lore(creature: unit, …)' names a parameter, not the trait
+
+
+def test_rename_of_an_event_edits_every_use_and_the_result_compiles(client, tmp_path):
+    uri = client.open(CREATURES)
+    lines = CREATURES.read_text(encoding="utf-8").split("\n")
+    line = next(i for i, t in enumerate(lines) if t.startswith("event critical_roll"))
+    refused = client.answer("textDocument/rename", {"textDocument": {"uri": uri}, "newName": "hero",
+                                                    "position": {"line": line, "character": 8}})
+    assert "error" in refused and "already declared" in refused["error"]["message"]
+    edit = client.request("textDocument/rename", {"textDocument": {"uri": uri}, "newName": "critical_dice",
+                                                  "position": {"line": line, "character": 8}})
+    copy = tmp_path / "battlelore"
+    shutil.copytree(CORE.parent, copy)
+    for target, edits in edit["changes"].items():
+        name = target.rsplit("/", 1)[1]
+        (copy / name).write_text(_apply((CORE.parent / name).read_text(encoding="utf-8"), edits), encoding="utf-8")
+    assert sum(len(e) for e in edit["changes"].values()) == 2  # the declaration and its one emit
+    renamed = (copy / "creatures.lore").read_text(encoding="utf-8")
+    assert "critical_roll" not in renamed and "emit critical_dice(" in renamed
+    assert [d.headline() for d in api.check([str(copy)])[0] if d.is_error] == []

@@ -16,10 +16,13 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 from .analysis import Analysis, Documents
+from ..dsl import ast
 from .completion import complete, in_yaml
-from .convert import cursor, diagnostic
-from .navigation import definition, hover, outline, workspace_symbols
+from .convert import cursor, diagnostic, position
+from .index import enclosing, word_at
+from .navigation import definition, hover, lookup, outline, workspace_symbols
 from .quickfix import fixes
+from .references import bound, references, rename_problem
 
 #: seconds of quiet after a change before the document is compiled again
 DEBOUNCE = 0.15
@@ -157,6 +160,58 @@ def on_document_symbol(ls: LoreServer, params: types.DocumentSymbolParams) -> li
 def on_code_action(ls: LoreServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     lines = ls.lines(ls.path(params.text_document.uri))
     return [a for d in params.context.diagnostics for a in fixes(params.text_document.uri, lines, d)]
+
+
+def _named_here(ls: LoreServer, params: types.TextDocumentPositionParams) -> tuple[Analysis, str] | None:
+    """The analysis and the declared name at the cursor; None on a field, a local name or
+    anything no declaration of the rule set has."""
+    path, lines, line, column = _at(ls, params)
+    analysis = ls.analysis(path)
+    word = word_at(lines[line], column) if line < len(lines) else None
+    if analysis is None or word is None or word.after_dot:
+        return None
+    _, found = lookup(analysis, lines[line], column)
+    if not any(isinstance(d.decl, ast.Decl) for d in found):
+        return None
+    module = analysis.modules.get(path)
+    decl = enclosing(module, line + 1) if module is not None else None
+    if decl is not None and word.text in bound(decl, analysis.rules):
+        return None
+    return analysis, word.text
+
+
+def _places(ls: LoreServer, analysis: Analysis, name: str, declarations: bool) -> dict[str, list[types.Range]]:
+    texts = {f: ls.lines(f) for f in analysis.modules}
+    found: dict[str, list[types.Range]] = {}
+    for p in references(analysis.modules, texts, analysis.rules, name, declarations):
+        lines = texts[p.file]
+        found.setdefault(from_fs_path(p.file) or Path(p.file).as_uri(), []).append(types.Range(
+            start=position(lines, p.line + 1, p.start + 1), end=position(lines, p.line + 1, p.end + 1)))
+    return found
+
+
+@server.feature(types.TEXT_DOCUMENT_REFERENCES)
+def on_references(ls: LoreServer, params: types.ReferenceParams) -> list[types.Location]:
+    named = _named_here(ls, params)
+    if named is None:
+        return []
+    places = _places(ls, *named, params.context.include_declaration)
+    return [types.Location(uri=uri, range=r) for uri, ranges in places.items() for r in ranges]
+
+
+@server.feature(types.TEXT_DOCUMENT_RENAME)
+def on_rename(ls: LoreServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+    """Rename a declaration and every use of it in the packs of its rule set (not in YAML)."""
+    named = _named_here(ls, params)
+    if named is None:
+        return None
+    analysis, old = named
+    problem = rename_problem(analysis.modules, {f: ls.lines(f) for f in analysis.modules}, analysis.rules,
+                             old, params.new_name)
+    if problem:
+        raise ValueError(f"cannot rename '{old}': {problem}")
+    return types.WorkspaceEdit(changes={uri: [types.TextEdit(range=r, new_text=params.new_name) for r in ranges]
+                                        for uri, ranges in _places(ls, analysis, old, True).items()})
 
 
 @server.feature(types.WORKSPACE_SYMBOL)
