@@ -78,7 +78,7 @@ def test_a_misspelt_field_is_reported_where_check_reports_it_and_its_quick_fix_c
     assert client.diagnostics(uri) == []
 
 
-def test_quick_changes_are_compiled_once_on_the_last_text(client):
+def test_quick_changes_publish_the_diagnostics_of_the_last_text_only(client):
     original = CORE.read_text(encoding="utf-8")
     uri = client.open(CORE)
     client.diagnostics(uri)
@@ -209,6 +209,14 @@ def test_scenario_yaml_completes_unit_types_and_goes_from_call_to_the_procedure(
     labels = {i["label"] for i in items}
     assert "giant_spider" in labels and "foot_red" in labels
     assert "melee_attack" not in labels  # a procedure, not a unit type
+    line = next(i for i, t in enumerate(lines) if "dice: [[" in t)
+    items = client.request("textDocument/completion", {"textDocument": {"uri": uri}, "position": {
+        "line": line, "character": lines[line].index("[[") + 2}})["items"]
+    assert {"blue_helmet", "flag", "lore", "bonus_strike"} <= {i["label"] for i in items}
+    line = next(i for i, t in enumerate(lines) if "type: giant_spider" in t)
+    items = client.request("textDocument/completion", {"textDocument": {"uri": uri}, "position": {
+        "line": line, "character": lines[line].index("hex: ") + 5}})["items"]
+    assert {"A1", "G4", "M9"} <= {i["label"] for i in items} and "N1" not in {i["label"] for i in items}
     line = next(i for i, t in enumerate(lines) if "call: melee_attack" in t)
     found = client.request("textDocument/definition", {"textDocument": {"uri": uri}, "position": {
         "line": line, "character": lines[line].index("melee_attack") + 3}})

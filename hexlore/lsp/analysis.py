@@ -37,6 +37,8 @@ class Analysis:
     rules: RuleSet | None
     modules: dict[str, ast.Module] = field(default_factory=dict)
     diagnostics: dict[str, list[Diagnostic]] = field(default_factory=dict)
+    #: a scenario's board, as its YAML names hexes (for completion)
+    hexes: tuple[str, ...] = ()
 
 
 class Documents:
@@ -92,10 +94,14 @@ class Documents:
         from .. import api
 
         diagnostics, _ = api.check([path])
-        rules = None
+        rules, hexes = None, ()
         if api.yaml_kind(path) == "scenario":
-            rules = api.open_scenario(path).rules
-        analysis = Analysis(rules, modules_of(rules) if rules is not None else {})
+            loaded = api.open_scenario(path)
+            rules = loaded.rules
+            if loaded.scenario is not None:
+                board = loaded.scenario.board
+                hexes = tuple(board.label(h) for h in sorted(board, key=lambda h: (h.r, h.q)))
+        analysis = Analysis(rules, modules_of(rules) if rules is not None else {}, hexes=hexes)
         for d in diagnostics:
             analysis.diagnostics.setdefault(_file_of(d, path), []).append(d)
         self._compiled[path] = analysis

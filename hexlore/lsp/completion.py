@@ -82,6 +82,9 @@ def names(rules: RuleSet | None, module: ast.Module | None, line: int) -> list[t
             add(key, Kind.Constant, f"{d.kind} \"{d.title}\"" if d.title else d.kind)
         for key, symbol in rules.symbols.items():
             add(key, Kind.EnumMember, symbol.group)
+        for die in rules.dice.values():
+            for face in die.faces:
+                add(face.name, Kind.EnumMember, f"face of {die.name}")
     for b in BUILTINS.values():
         add(b.name, Kind.Function, builtin_signature(b), b.doc or None)
     for word in keywords():
@@ -89,17 +92,24 @@ def names(rules: RuleSet | None, module: ast.Module | None, line: int) -> list[t
     return list(items.values())
 
 
-def in_yaml(rules: RuleSet | None, line: str) -> list[types.CompletionItem]:
-    """In scenario YAML: unit types after ``type:``, procedures after ``call:``, else nothing
-    (the YAML extension completes the format's keys from the schema)."""
-    if rules is None:
-        return []
-    key = re.search(r"\b(type|call)\s*:\s*[\w.]*$", line)
+def in_yaml(rules: RuleSet | None, line: str, hexes: tuple[str, ...] = ()) -> list[types.CompletionItem]:
+    """In scenario YAML: unit types after ``type:``, procedures after ``call:``, the board's
+    hexes after a key naming hexes (``hex:``, ``retreat_hex: [``), faces after ``dice:``; else
+    nothing (the YAML extension completes the format's keys from the schema)."""
+    key = re.search(r"\b(type|call|\w*hex\w*|dice)\s*:\s*[\[\]\w., ]*$", line)
     if key is None:
         return []
-    if key.group(1) == "type":
+    what = key.group(1)
+    if "hex" in what:
+        return [types.CompletionItem(label=h, kind=Kind.Value, detail="hex") for h in hexes]
+    if rules is None:
+        return []
+    if what == "type":
         return [types.CompletionItem(label=d.name, kind=Kind.Constant, detail=f'unit "{d.title}"' if d.title else "unit")
                 for d in rules.definitions_of("unit")]
+    if what == "dice":
+        return list({f.name: types.CompletionItem(label=f.name, kind=Kind.EnumMember, detail=f"face of {die.name}")
+                     for die in rules.dice.values() for f in die.faces}.values())
     return [types.CompletionItem(label=key_, kind=Kind.Method, detail="procedure", documentation=p.doc)
             for key_, p in rules.procedures.items() if "@" not in key_]
 

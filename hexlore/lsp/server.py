@@ -124,7 +124,8 @@ def on_completion(ls: LoreServer, params: types.CompletionParams) -> types.Compl
     if path.endswith(YAML):
         analysis = ls.analysis(path)
         text = lines[line][:column] if line < len(lines) else ""
-        return types.CompletionList(is_incomplete=False, items=in_yaml(analysis.rules if analysis else None, text))
+        return types.CompletionList(is_incomplete=False, items=in_yaml(analysis.rules if analysis else None, text,
+                                                                        analysis.hexes if analysis else ()))
     analysis = ls.analysis(path) if path.endswith(".lore") else None
     rules = analysis.rules if analysis else None
     module = analysis.modules.get(path) if analysis else None
