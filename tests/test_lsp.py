@@ -269,3 +269,26 @@ def test_rename_of_an_event_edits_every_use_and_the_result_compiles(client, tmp_
     renamed = (copy / "creatures.lore").read_text(encoding="utf-8")
     assert "critical_roll" not in renamed and "emit critical_dice(" in renamed
     assert [d.headline() for d in api.check([str(copy)])[0] if d.is_error] == []
+
+
+def test_an_unsaved_scenario_is_checked_as_typed_and_its_quick_fix_applies(client, tmp_path):
+    scenario = ROOT / "scenarios" / "battlelore" / "spider_ford.yaml"
+    original = scenario.read_text(encoding="utf-8")
+    uri = client.open(scenario)
+    assert client.diagnostics(uri) == []
+    edited = original.replace("type: giant_spider", "type: giant_spidr", 1)
+    client.change(uri, edited)
+    found = client.diagnostics(uri)
+    copy = tmp_path / "spider_ford.yaml"  # hexlore check of the same text, saved beside its packs' folder
+    shutil.copytree(scenario.parent, tmp_path, dirs_exist_ok=True)
+    copy.write_text(edited, encoding="utf-8")
+    expected = api.check([str(copy)])[0]
+    assert [(d["code"], d["data"]["message"], d["range"]["start"]["line"] + 1, d["range"]["start"]["character"] + 1)
+            for d in found] == [(d.code, d.message, d.span.line, d.span.column) for d in expected]
+    assert found and "giant_spider" in found[0]["data"]["hint"]
+    actions = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": found[0]["range"], "context": {"diagnostics": found[:1]}})
+    fixed = _apply(edited, actions[0]["edit"]["changes"][uri])
+    assert fixed == original
+    client.change(uri, fixed)
+    assert client.diagnostics(uri) == []

@@ -9,8 +9,9 @@ Keystrokes are cheap to recompile: the parser caches by text, so only the edited
 parsed again; the rest (naming, typing, the graph) runs over the whole rule set, which takes
 tens of milliseconds for the bundled packs (benchmarks/bench_lsp.py measures it).
 
-Scenario YAML is checked with :func:`hexlore.api.check` from the saved file: the scenario
-loader reads files itself, so a YAML buffer's diagnostics follow its last save.
+A scenario's YAML is checked from the editor's text, as ``hexlore check`` checks the file
+(:func:`hexlore.api.open_scenario` with ``text``), against its packs as saved; campaign files
+and sheets are checked as saved.
 """
 
 from __future__ import annotations
@@ -89,14 +90,20 @@ class Documents:
         return analysis
 
     def scenario(self, path: str) -> Analysis:
-        """``hexlore check`` of a scenario, campaign or sheet as saved, with the scenario's rule
-        set when it has one (for definitions and completion of names)."""
+        """``hexlore check`` of a scenario (its unsaved text), campaign or sheet (as saved), with
+        the scenario's rule set and board when it has them (for definitions and completion)."""
         from .. import api
+        from ..runtime.scenarios.campaign_files import file_kind
 
-        diagnostics, _ = api.check([path])
+        if path in self._compiled:
+            return self._compiled[path]
         rules, hexes = None, ()
-        if api.yaml_kind(path) == "scenario":
-            loaded = api.open_scenario(path)
+        text = self.text(path)
+        if file_kind(text) != "scenario":
+            diagnostics, _ = api.check([path])
+        else:
+            loaded = api.open_scenario(path, text=text)
+            diagnostics = api.unique_diagnostics(loaded.diagnostics)
             rules = loaded.rules
             if loaded.scenario is not None:
                 board = loaded.scenario.board

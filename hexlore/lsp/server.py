@@ -95,8 +95,7 @@ def on_open(ls: LoreServer, params: types.DidOpenTextDocumentParams) -> None:
 def on_change(ls: LoreServer, params: types.DidChangeTextDocumentParams) -> None:
     path = ls.path(params.text_document.uri)
     ls.documents.set(path, ls.workspace.get_text_document(params.text_document.uri).source)
-    if path.endswith(".lore"):  # YAML is checked as saved (see analysis.py)
-        ls.schedule(path)
+    ls.schedule(path)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
