@@ -36,7 +36,7 @@ class LoreServer(LanguageServer):
         super().__init__("hexlore", "0.1.0", text_document_sync_kind=types.TextDocumentSyncKind.Full)
         self.documents = Documents()
         self._pending: dict[str, asyncio.TimerHandle] = {}
-        #: documents that got diagnostics, by folder: a file whose problems are gone gets an empty list
+        #: files that were last published with diagnostics
         self._published: set[str] = set()
 
     # -- documents
@@ -58,7 +58,8 @@ class LoreServer(LanguageServer):
         analysis = self.analysis(path)
         if analysis is None:
             return
-        files = set(analysis.diagnostics) | {path} | {p for p in self._published if Path(p).parent == Path(path).parent}
+        # files this compile covers that had problems before and may have none now get an empty list
+        files = set(analysis.diagnostics) | {path} | (self._published & set(analysis.modules))
         for file in sorted(files):
             found = analysis.diagnostics.get(file, [])
             lines = self.lines(file)
