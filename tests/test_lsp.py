@@ -292,3 +292,20 @@ def test_an_unsaved_scenario_is_checked_as_typed_and_its_quick_fix_applies(clien
     assert fixed == original
     client.change(uri, fixed)
     assert client.diagnostics(uri) == []
+
+
+def test_definition_of_a_parameter_is_its_binding_and_of_a_triggers_parameter_its_event(client):
+    lines = CORE.read_text(encoding="utf-8").split("\n")
+    uri = client.open(CORE)
+    line = next(i for i, t in enumerate(lines) if t.startswith("function melee_dice(u: unit)"))
+    found = client.request("textDocument/definition", {"textDocument": {"uri": uri}, "position": {
+        "line": line, "character": lines[line].index("u.melee_dice")}})
+    at = lines[line].index("(u: unit") + 1
+    assert found == [{"uri": uri, "range": {"start": {"line": line, "character": at},
+                                            "end": {"line": line, "character": at + 1}}}]
+    line = next(i for i, t in enumerate(lines) if t.startswith("trigger figure_losses on hit"))
+    use = next(i for i in range(line, line + 10) if "target" in lines[i])
+    found = client.request("textDocument/definition", {"textDocument": {"uri": uri}, "position": {
+        "line": use, "character": lines[use].index("target") + 1}})
+    event = next(i for i, t in enumerate(lines) if t.startswith("event hit("))
+    assert [(f["uri"], f["range"]["start"]["line"]) for f in found] == [(uri, event)]

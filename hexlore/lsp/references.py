@@ -134,3 +134,19 @@ def rename_problem(modules: dict[str, ast.Module], texts: dict[str, list[str]], 
             if old not in bound(decl, rules) and new in bound(decl, rules) and _uses(decl, old, texts.get(file, [])):
                 return f"'{new}' is a local name in {decl.name}, which uses '{old}'"
     return None
+
+
+def local_binding(decl: ast.Decl, lines: list[str], name: str) -> Place | None:
+    """Where ``decl`` binds ``name`` itself (its parameter, the first ``let``, ``for each``,
+    aggregate or ``choose`` of it), for go to definition of a local name; None when it does not
+    (a trigger's event parameters are the event's: the caller looks there)."""
+    for p in getattr(decl, "params", ()):
+        if p.name == name:
+            return next(iter(_word_in(lines, p.span, name)), None)
+    binders = [n for n in _walk(decl) if (isinstance(n, ast.Let) and n.name == name)
+               or (isinstance(n, (ast.ForEach, ast.Aggregate, ast.Choose)) and n.var == name)]
+    for node in sorted(binders, key=lambda n: (n.span.line, n.span.column)):
+        found = _word_in(lines, node.span, name)
+        if found:
+            return found[0]
+    return None

@@ -22,7 +22,7 @@ from .convert import cursor, diagnostic, position
 from .index import enclosing, word_at
 from .navigation import definition, hover, lookup, outline, workspace_symbols
 from .quickfix import fixes
-from .references import bound, references, rename_problem
+from .references import bound, local_binding, references, rename_problem
 
 #: seconds of quiet after a change before the document is compiled again
 DEBOUNCE = 0.15
@@ -145,6 +145,17 @@ def on_definition(ls: LoreServer, params: types.DefinitionParams) -> list[types.
     analysis = ls.analysis(path)
     if analysis is None or line >= len(lines):
         return []
+    word = word_at(lines[line], column)
+    module = analysis.modules.get(path)
+    decl = enclosing(module, line + 1) if module is not None else None
+    if word is not None and not word.after_dot and decl is not None and word.text in bound(decl, analysis.rules):
+        at = local_binding(decl, lines, word.text)
+        if at is not None:  # a local name: its binding in this declaration
+            return [types.Location(uri=params.text_document.uri, range=types.Range(
+                start=position(lines, at.line + 1, at.start + 1), end=position(lines, at.line + 1, at.end + 1)))]
+        if isinstance(decl, ast.TriggerDecl):  # a trigger's event parameter: the event's declaration
+            event = decl.event.rpartition(".")[2]
+            return definition(analysis, ls.documents.texts, event, 0)
     return definition(analysis, ls.documents.texts, lines[line], column)
 
 
