@@ -30,6 +30,8 @@ class Client:
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         self.versions: dict[str, int] = {}
+        #: what the server said it can do, in its answer to initialize
+        self.capabilities: dict = {}
 
     # -- wire
     def _send(self, message: dict) -> None:
@@ -91,6 +93,7 @@ class Client:
         result = self.request("initialize", {"processId": os.getpid(), "rootUri": root.as_uri(),
                                              "capabilities": {}})
         self.notify("initialized", {})
+        self.capabilities = result["capabilities"]
         return result
 
     def open(self, path: Path, text: str | None = None) -> str:

@@ -309,3 +309,23 @@ def test_definition_of_a_parameter_is_its_binding_and_of_a_triggers_parameter_it
         "line": use, "character": lines[use].index("target") + 1}})
     event = next(i for i, t in enumerate(lines) if t.startswith("event hit("))
     assert [(f["uri"], f["range"]["start"]["line"]) for f in found] == [(uri, event)]
+
+
+def test_semantic_tokens_tell_events_traits_parameters_and_variables_apart(client):
+    uri = client.open(CREATURES)
+    token_types = client.capabilities["semanticTokensProvider"]["legend"]["tokenTypes"]
+    data = client.request("textDocument/semanticTokens/full", {"textDocument": {"uri": uri}})["data"]
+    lines = CREATURES.read_text(encoding="utf-8").split("\n")
+    decoded, line, column = {}, 0, 0
+    for i in range(0, len(data), 5):
+        delta_line, delta_start, length, kind, _ = data[i:i + 5]
+        line += delta_line
+        column = column + delta_start if delta_line == 0 else delta_start
+        decoded[(line, lines[line][column:column + length])] = token_types[kind]
+    trigger = next(i for i, t in enumerate(lines) if t.startswith("trigger critical_hit instead of hit"))
+    assert decoded[(trigger, "hit")] == "event"
+    assert decoded[(trigger, "creature")] == "interface"
+    assert decoded[(trigger, "target")] == "parameter"
+    emit = next(i for i in range(trigger, trigger + 10) if "emit critical_roll" in lines[i])
+    assert decoded[(emit, "critical_roll")] == "event"
+    assert decoded[(emit, "faces")] == "variable"  # a let of the trigger, not a parameter of its event

@@ -23,6 +23,7 @@ from .index import enclosing, word_at
 from .navigation import definition, hover, lookup, outline, workspace_symbols
 from .quickfix import fixes
 from .references import bound, local_binding, references, rename_problem
+from .semantic import LEGEND, tokens
 
 #: seconds of quiet after a change before the document is compiled again
 DEBOUNCE = 0.15
@@ -224,6 +225,16 @@ def on_rename(ls: LoreServer, params: types.RenameParams) -> types.WorkspaceEdit
         raise ValueError(f"cannot rename '{old}': {problem}")
     return types.WorkspaceEdit(changes={uri: [types.TextEdit(range=r, new_text=params.new_name) for r in ranges]
                                         for uri, ranges in _places(ls, analysis, old, True).items()})
+
+
+@server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
+def on_semantic_tokens(ls: LoreServer, params: types.SemanticTokensParams) -> types.SemanticTokens:
+    path = ls.path(params.text_document.uri)
+    analysis = ls.analysis(path) if path.endswith(".lore") else None
+    module = analysis.modules.get(path) if analysis else None
+    if module is None:
+        return types.SemanticTokens(data=[])
+    return types.SemanticTokens(data=tokens(module, ls.lines(path), analysis.rules))
 
 
 @server.feature(types.WORKSPACE_SYMBOL)
