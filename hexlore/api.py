@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .runtime.engine.game import Game, GameResult
     from .runtime.engine.policies import Policy
     from .runtime.analysis.scenario_tests import TestOutcome
+    from .replay.record import Recorder
 
 __all__ = ["Loaded", "open_scenario", "check", "run", "render", "test", "compile_packs", "bundled_scenarios_root",
            "resolve_scenario", "Game", "CompileCache", "COMPILE_CACHE", "unique_diagnostics", "PATH_VARIABLE",
@@ -74,8 +75,23 @@ def _walk(folder: Path, pattern: str, refused: list[Diagnostic] | None = None) -
     return found
 
 
+def _check_look(path: str) -> list[Diagnostic]:
+    """A pack's look file: S003 naming what is wrong, or nothing."""
+    from .look import LookError, read_look_file
+
+    try:
+        read_look_file(Path(path))
+    except LookError as exc:
+        message = str(exc).removeprefix(f"{path}: ")
+        return [error("S003", f"not a valid look: {message}", path, Span(),
+                      "see hexlore/look.py: terrain, sides, marks, faces, strength")]
+    return []
+
+
 def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
     """Check rule files and scenarios; every problem found, sorted by file, line, column."""
+    from .look import LOOK_FILE
+
     lore: list[str] = []
     scenarios: list[str] = []
     diagnostics: list[Diagnostic] = []
@@ -102,6 +118,9 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
         diagnostics.extend(rules.diagnostics)
         sources.update(rules.sources)
     for s in scenarios:
+        if Path(s).name == LOOK_FILE:  # how a pack is drawn (hexlore/look.py), not a scenario
+            diagnostics.extend(_check_look(s))
+            continue
         kind = yaml_kind(s)
         if kind == "scenario":
             loaded = open_scenario(s)
@@ -118,14 +137,16 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
 
 def run(name: str | Loaded, seed: int | None = None, log_file=None, max_rounds: int | None = None,
         policies: dict[str, str | Policy] | None = None,
-        watch: Callable[[Game], None] | None = None) -> tuple[GameResult | None, list[Diagnostic], dict]:
+        watch: Callable[[Game], None] | None = None,
+        recorder: Recorder | None = None) -> tuple[GameResult | None, list[Diagnostic], dict]:
     """Play a scenario (a name, or one :func:`open_scenario` loaded) to the end; returns the
     result (or None) and the diagnostics.
 
     Errors inside the scenario's ``tests:`` do not stop the game (it never reads them): they
     come back as warnings beside the result (:meth:`Loaded.play_warnings`). ``watch`` is
     handed the game before it starts (a terminal player's view of the position reads its
-    state); it must not change the game."""
+    state); it must not change the game. ``recorder`` (hexlore/replay/record.py) notes the board
+    after every entry for a replay page: it takes the log's lines and passes them to ``log_file``."""
     from .runtime.engine.game import Game, RuntimeRuleError
 
     loaded = open_scenario(name) if isinstance(name, str) else name
@@ -133,10 +154,18 @@ def run(name: str | Loaded, seed: int | None = None, log_file=None, max_rounds: 
         return None, loaded.diagnostics, loaded.sources
     warnings = loaded.play_warnings()
     try:
-        game = Game(loaded.rules, loaded.scenario, seed=seed, log_file=log_file, policies=policies)
+        if recorder is not None:
+            recorder.inner = log_file
+        game = Game(loaded.rules, loaded.scenario, seed=seed, policies=policies,
+                    log_file=recorder if recorder is not None else log_file)
         if watch is not None:
             watch(game)
-        return game.play(max_rounds), warnings, loaded.sources
+        if recorder is None:
+            return game.play(max_rounds), warnings, loaded.sources
+        recorder.watch(game.state)
+        result = game.play(max_rounds)
+        recorder.finish()
+        return result, warnings, loaded.sources
     except RuntimeRuleError as exc:
         return None, warnings + [exc.diagnostic], loaded.sources
 
@@ -144,7 +173,9 @@ def run(name: str | Loaded, seed: int | None = None, log_file=None, max_rounds: 
 def render(name: str, seed: int | None = None, rounds: int = 0,
            policies: dict[str, str | Policy] | None = None) -> tuple[str | None, list[Diagnostic], dict]:
     """The position of a scenario as SVG text (hexlore/render.py): as the scenario sets it out,
-    or after ``rounds`` rounds played (the game's setup first) with the seed and policies."""
+    or after ``rounds`` rounds played (the game's setup first) with the seed and policies, in
+    the packs' look (hexlore/look.py; a bad look file raises :class:`~hexlore.look.LookError`)."""
+    from .look import look_of
     from .render import board_svg
     from .runtime.engine.game import Game, RuntimeRuleError
 
@@ -158,7 +189,7 @@ def render(name: str, seed: int | None = None, rounds: int = 0,
     except RuntimeRuleError as exc:
         return None, [exc.diagnostic], loaded.sources
     title = loaded.scenario.name + (f", after round {game.state.game['round']}" if rounds > 0 else "")
-    return board_svg(game.state, title), loaded.play_warnings(), loaded.sources
+    return board_svg(game.state, title, look=look_of(loaded.rules)), loaded.play_warnings(), loaded.sources
 
 
 def test(paths: list[str], name: str | None = None) -> tuple[list[TestOutcome], list[Diagnostic], dict]:

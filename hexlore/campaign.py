@@ -290,13 +290,20 @@ def play_campaign(path: str | Path, seed: int | None = None, adventure: int | No
     Raises :class:`CampaignUsageError` for an adventure number the campaign does not have.
     """
     campaign, _ = load_campaign(path)
-    if campaign is None or not campaign.sheet:
-        opened = open_campaign(path)  # reports why
+    if campaign is None or not campaign.sheet or not _sheet_exists(campaign):
+        opened = open_campaign(path)  # reports why (no lock file is left beside a missing sheet)
         return None, opened.diagnostics, opened.sources
     with _sheet_lock(campaign) as busy:
         if busy is not None:
             return None, [busy], {}
         return _play_locked(path, seed, adventure, log_file, on_result)
+
+
+def _sheet_exists(campaign: Campaign) -> bool:
+    try:
+        return campaign.sheet_path().is_file()
+    except (OSError, ValueError):  # a path the checks below report
+        return False
 
 
 @contextlib.contextmanager

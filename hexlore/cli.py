@@ -1,4 +1,4 @@
-"""The ``hexlore`` command: check, run, render, test, graph and campaign.
+"""The ``hexlore`` command: check, run, replay, render, test, graph and campaign.
 
 Exit codes: 0 clean, 1 findings (errors, failed tests, a rule failing at run time),
 2 usage error (click's own code for bad options), the same for every command when a file,
@@ -87,11 +87,13 @@ def check(paths: tuple[str, ...], fmt: str, strict: bool, output) -> None:
                    "mcts (tree search; mcts:400 = 400 futures a decision, mcts:0.5s = half a second), "
                    "or human (you, at the terminal). Repeat for each side.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write a replay of the game to this file: one HTML page, no network needed.")
 def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int | None,
-        policy_options: dict[str, str], fmt: str) -> None:
+        policy_options: dict[str, str], fmt: str, html_path: str | None) -> None:
     """Play SCENARIO (a file or a bundled name) to the end and print a summary."""
     from . import api
-    from .cli_output import escape, exit_if_no_scenario, print_diagnostics
+    from .cli_output import LogFile, escape, exit_if_no_scenario, print_diagnostics
     from .play import Abandoned, GameWatch, HumanPolicy, terminal_reader
 
     exit_if_no_scenario(scenario)
@@ -107,8 +109,7 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
         if side not in sides:
             raise click.BadParameter(f"'{side}' is not a side of this scenario (its sides: "
                                      f"{', '.join(sides)})", param_hint="'--policy'")
-    existed = bool(log_path) and os.path.exists(log_path)
-    log_file = open(log_path, "w", encoding="utf-8", newline="\n") if log_path else None
+    log_file = LogFile(log_path) if log_path else None
     policies: dict = dict(policy_options)
     watch = None
     if "human" in policies.values():
@@ -117,9 +118,14 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
         for side, name in policy_options.items():
             if name == "human":
                 policies[side] = HumanPolicy(side, console, ask, watch)
+    recorder = None
+    if html_path:
+        from .replay.record import Recorder
+
+        recorder = Recorder()
     try:
-        result, diagnostics, sources = api.run(loaded, seed=seed, log_file=log_file,
-                                               max_rounds=max_rounds, policies=policies, watch=watch)
+        result, diagnostics, sources = api.run(loaded, seed=seed, log_file=log_file, max_rounds=max_rounds,
+                                               policies=policies, watch=watch, recorder=recorder)
     except Abandoned as stopped:
         console.print(f"game abandoned: {escape(str(stopped))}" + (f"; the log so far is in {log_path}"
                                                                     if log_path else ""))
@@ -129,9 +135,9 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
             log_file.close()
     if watch is not None:
         watch.flush()
+    if recorder is not None and recorder.state is not None:  # a replay of what was played, even a failed game
+        _write_replay(html_path, loaded, recorder, seed, console)
     if result is None:
-        if log_path and not existed and os.path.getsize(log_path) == 0:
-            os.remove(log_path)  # the game stopped before its first entry: no empty log
         failures = [d for d in diagnostics if d not in warnings]
         sys.exit(print_diagnostics(failures, sources, "text") or 1)
     if fmt == "json":
@@ -146,6 +152,62 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
                       f"{cost['simulations']} futures, {cost['ms_per_decision']:.1f} ms a decision")
     if log_path:
         console.print(f"event log: {escape(log_path)} ({len(result.log)} entries)")
+
+
+def _write_replay(path: str, loaded, recorder, seed: int | None, console) -> None:
+    from .cli_output import escape
+    from .look import LookError
+    from .replay.make import page_of, title_of
+    from .replay.record import recording_of
+
+    recording = recording_of(recorder, title_of(loaded, seed))
+    try:
+        html = page_of(loaded, recording)
+    except LookError as exc:
+        console.print(f"no replay written: {escape(str(exc))}")
+        sys.exit(1)
+    with open(path, "w", encoding="utf-8", newline="\n") as out:
+        out.write(html)
+    console.print(f"replay: {escape(path)} ({len(recording.lines)} entries)")
+
+
+@main.command(name="replay")
+@click.argument("log", type=click.Path(exists=True, dir_okay=False))
+@click.option("--scenario", required=True, help="The scenario the log was played on (a file or a bundled name).")
+@click.option("--seed", type=int, default=None, help="The seed it was played with (default: the scenario's).")
+@click.option("--max-rounds", type=int, default=None, help="The round limit it was played with, if any.")
+@click.option("--policy", "policy_options", multiple=True, metavar="SIDE=POLICY", callback=_parse_policies,
+              help="Who played a side, if not the scenario's policy (repeat for each side).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), required=True,
+              help="Write the replay page (one self-contained HTML file) here.")
+def replay_command(log: str, scenario: str, seed: int | None, max_rounds: int | None, policy_options: dict[str, str],
+           output: str) -> None:
+    """Make a replay page of LOG (JSON lines from `run --log`), stepping through the game.
+
+    The log names no scenario, seed or policies, so give the ones it was played with: the game
+    is played again and must write the log line for line (exit code 1 if not).
+    """
+    from . import api
+    from .cli_output import exit_if_no_scenario, print_diagnostics
+    from .look import LookError
+    from .replay.make import ReplayMismatch, replay_log
+
+    exit_if_no_scenario(scenario)
+    loaded = api.open_scenario(scenario)
+    if not loaded.playable:
+        sys.exit(print_diagnostics(loaded.diagnostics, loaded.sources, "text") or 1)
+    if "human" in policy_options.values():
+        raise click.BadParameter("a person's decisions cannot be played again", param_hint="'--policy'")
+    with open(log, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    try:
+        made = replay_log(lines, loaded, seed=seed, policies=dict(policy_options), max_rounds=max_rounds)
+    except (ReplayMismatch, LookError) as exc:
+        click.echo(f"no replay written: {exc}", err=True)
+        sys.exit(1)
+    with open(output, "w", encoding="utf-8", newline="\n") as out:
+        out.write(made.html)
+    click.echo(f"replay: {output} ({len(made.recording.lines)} entries)")
 
 
 @main.command()
@@ -282,7 +344,7 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
     """
     from . import api
     from .campaign import CampaignUsageError
-    from .cli_output import escape, print_diagnostics
+    from .cli_output import LogFile, escape, print_diagnostics
     from .dsl.diagnostics import json_safe
 
     console = _console(soft_wrap=True)  # one line per unit, however long
@@ -298,8 +360,7 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
             text = ", ".join(f"{escape(f)} {shown(a)} -> {shown(b)}" for f, (a, b) in changed.items())
             console.print(f"  {escape(uid)}: {text or 'no change'}")
 
-    existed = bool(log_path) and os.path.exists(log_path)
-    log_file = open(log_path, "w", encoding="utf-8", newline="\n") if log_path else None
+    log_file = LogFile(log_path) if log_path else None
     try:
         results, diagnostics, sources = api.campaign(campaign_file, seed=seed, adventure=adventure,
                                                      log_file=log_file, on_result=summary)
@@ -308,8 +369,6 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
     finally:
         if log_file:
             log_file.close()
-            if not existed and os.path.getsize(log_path) == 0:
-                os.remove(log_path)  # refused (or stopped) before any adventure began: no empty log
     if diagnostics:
         sys.exit(print_diagnostics(diagnostics, sources, "text") or 1)
     if not results:

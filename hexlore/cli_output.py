@@ -53,3 +53,26 @@ def exit_if_no_scenario(name: str) -> None:
         loaded = open_scenario(name)  # the S000 diagnostic, with where bundled scenarios are
         print_diagnostics(loaded.diagnostics, loaded.sources, "text")
         sys.exit(USAGE)
+
+
+class LogFile:
+    """A log file opened (and so emptied) only when the first entry is written: a run or a
+    campaign refused before its first entry leaves an existing log as it was and makes no
+    empty one."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self._file = None
+
+    def write(self, text: str) -> int:
+        if self._file is None:
+            self._file = open(self.path, "w", encoding="utf-8", newline="\n")
+        return self._file.write(text)
+
+    @property
+    def written(self) -> bool:
+        return self._file is not None
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()

@@ -10,6 +10,10 @@ same bytes (tests compare whole pictures with golden files). Hexes are pointy-to
 drawn top to bottom as players read the board; each element says what it shows in
 ``data-`` attributes (``data-hex``, ``data-terrain``, ``data-unit``), so a test or a script
 can find a unit in the picture without reading its geometry.
+
+Colours and unit marks come from the packs' look (hexlore/look.py: ``look.yaml`` beside a
+pack), with defaults a terrain's name suggests; a unit shows its mark (or its type's initials),
+its whole id under the disc, and its strength fields (the look's ``strength``) in a badge.
 """
 
 from __future__ import annotations
@@ -18,14 +22,10 @@ import math
 from collections import Counter
 from xml.sax.saxutils import escape, quoteattr
 
+from .look import Look
 from .runtime.geometry.grid import Hex
-from .runtime.engine.state import GameState
+from .runtime.engine.state import GameState, Unit
 
-#: terrain fills, the most common terrain first (plain ground stays pale)
-TERRAIN_COLOURS = ("#f3efe2", "#9cc58a", "#c9b48a", "#8fb3d9", "#b7a1c9", "#d99c8f", "#a9a9a9",
-                   "#e3d27a", "#7fb8a8", "#d0a3b8")
-#: side colours, by the side's order in the scenario
-SIDE_COLOURS = ("#b8322a", "#2a5db8", "#2f8f3a", "#8a5a16", "#6b3fa0", "#333333")
 SQRT3 = math.sqrt(3)
 
 
@@ -36,6 +36,11 @@ def _n(value: float) -> str:
 
 def _centre(h: Hex, size: float) -> tuple[float, float]:
     return size * SQRT3 * (h.q + h.r / 2), size * 1.5 * h.r
+
+
+def centres(state: GameState, size: float) -> dict[str, tuple[float, float]]:
+    """Each hex's centre in the picture, by label (rounded as the picture rounds)."""
+    return {state.board.label(h): (round(x, 1), round(y, 1)) for h in state.board for x, y in [_centre(h, size)]}
 
 
 def _corners(x: float, y: float, size: float) -> str:
@@ -51,15 +56,40 @@ def _terrain_of(state: GameState, h: Hex) -> str:
     return getattr(terrain, "name", None) or "none"
 
 
-def terrain_colours(state: GameState) -> dict[str, str]:
-    """A fill per terrain on the board: the most common first, ties by name."""
+def terrain_colours(state: GameState, look: Look | None = None) -> dict[str, str]:
+    """A fill per terrain on the board, the most common first, ties by name: the look's colour,
+    else one the terrain's name suggests, else the next of a pale palette."""
+    look = look or Look()
     counts = Counter(_terrain_of(state, h) for h in state.board)
     ranked = sorted(counts, key=lambda name: (-counts[name], name))
-    return {name: TERRAIN_COLOURS[i % len(TERRAIN_COLOURS)] for i, name in enumerate(ranked)}
+    return {name: look.terrain_colour(name, i) for i, name in enumerate(ranked)}
 
 
-def board_svg(state: GameState, title: str = "", size: float = 26.0) -> str:
-    """The position as an SVG document (text), identical for identical positions."""
+def side_colours(state: GameState, look: Look | None = None) -> dict[str, str]:
+    look = look or Look()
+    return {side.name: look.side_colour(side.name, side.index) for side in state.sides}
+
+
+def unit_mark(type_name: str, look: Look) -> str:
+    """The short mark drawn on a unit: the look's, else the initials of its type's words."""
+    mark = look.marks.get(type_name)
+    if mark:
+        return mark
+    words = [w for w in type_name.split("_") if w]
+    return "".join(w[0] for w in words[:3]).upper() or "?"
+
+
+def strength_fields(unit: Unit, look: Look) -> list[tuple[str, int]]:
+    """The look's strength fields the unit has, with their numbers (bools are no strength)."""
+    names = look.strength or []
+    return [(n, unit.f[n]) for n in names if isinstance(unit.f.get(n), int) and not isinstance(unit.f.get(n), bool)]
+
+
+def board_svg(state: GameState, title: str = "", size: float = 26.0, look: Look | None = None,
+              units: bool = True) -> str:
+    """The position as an SVG document (text), identical for identical positions and looks;
+    ``units=False`` draws the board alone (a replay draws the units of each step itself)."""
+    look = look or Look()
     board = state.board
     hexes = sorted(board, key=lambda h: (h.r, h.q))
     centres = {h: _centre(h, size) for h in hexes}
@@ -68,8 +98,8 @@ def board_svg(state: GameState, title: str = "", size: float = 26.0) -> str:
     top = min(y for _, y in centres.values()) - margin - (size if title else 0)
     right = max(x for x, _ in centres.values()) + margin
     bottom = max(y for _, y in centres.values()) + margin
-    fills = terrain_colours(state)
-    sides = {side.name: SIDE_COLOURS[side.index % len(SIDE_COLOURS)] for side in state.sides}
+    fills = terrain_colours(state, look)
+    sides = side_colours(state, look)
     legend_rows = len(fills) + len(sides)
     height = bottom - top + legend_rows * size * 0.8 + size * 0.4
     width = right - left
@@ -86,13 +116,14 @@ def board_svg(state: GameState, title: str = "", size: float = 26.0) -> str:
                    f'points="{_corners(x, y, size)}" fill="{fills[terrain]}" stroke="#555" stroke-width="1"/>')
         out.append(f'<text x="{_n(x)}" y="{_n(y - size * 0.55)}" font-size="{_n(size * 0.3)}" '
                    f'text-anchor="middle" fill="#666">{escape(label)}</text>')
-    out.extend(_units(state, centres, sides, size))
+    if units:
+        out.extend(_units(state, centres, sides, size, look))
     out.extend(_legend(fills, sides, left + size * 0.5, bottom + size * 0.2, size))
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
 
-def _units(state: GameState, centres: dict, sides: dict[str, str], size: float) -> list[str]:
+def _units(state: GameState, centres: dict, sides: dict[str, str], size: float, look: Look) -> list[str]:
     """A disc per unit on the board, in its side's colour; units sharing a hex side by side."""
     by_hex: dict[Hex, list] = {}
     for unit in state.units.values():
@@ -100,25 +131,42 @@ def _units(state: GameState, centres: dict, sides: dict[str, str], size: float) 
             by_hex.setdefault(unit.hex, []).append(unit)
     out = []
     for h in sorted(by_hex, key=lambda h: (h.r, h.q)):
-        units = by_hex[h]
         x, y = centres[h]
-        radius = size * (0.5 if len(units) == 1 else 0.34)
+        units = by_hex[h]
         for i, unit in enumerate(units):
-            dx = (i - (len(units) - 1) / 2) * radius * 1.6
-            colour = sides.get(unit.side.name, "#000")
-            out.append(f'<g data-unit={quoteattr(unit.id)} data-type={quoteattr(unit.definition.name)} '
-                       f'data-side={quoteattr(unit.side.name)}>')
-            out.append(f'<circle cx="{_n(x + dx)}" cy="{_n(y + size * 0.1)}" r="{_n(radius)}" fill="{colour}" '
-                       'stroke="#fff" stroke-width="1.5"/>')
-            out.append(f'<text x="{_n(x + dx)}" y="{_n(y + size * 0.18)}" font-size="{_n(size * 0.23)}" '
-                       f'text-anchor="middle" fill="#fff">{escape(_short(unit.id))}</text>')
-            out.append(f"<title>{escape(unit.id)} ({escape(unit.definition.name)}, {escape(unit.side.name)})</title>")
-            out.append("</g>")
+            strength = strength_fields(unit, look)
+            out.extend(unit_svg(unit.id, unit.definition.name, unit.side.name, state.board.label(h), strength,
+                                sides.get(unit.side.name, "#000"), unit_mark(unit.definition.name, look),
+                                x, y, size, i, len(units)))
     return out
 
 
-def _short(text: str, limit: int = 7) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+def unit_svg(uid: str, type_name: str, side: str, hex_label: str, strength: list[tuple[str, int]],
+             colour: str, mark: str, x: float, y: float, size: float, i: int = 0, count: int = 1) -> list[str]:
+    """One unit: a disc with its mark, its whole id below (shrunk to fit, never cut off) and a
+    badge with its strength numbers; ``data-`` attributes say what it is."""
+    radius = size * (0.46 if count == 1 else 0.32)
+    cx = x + (i - (count - 1) / 2) * radius * 1.7
+    cy = y - size * 0.05
+    shown = " ".join(f"{n}={v}" for n, v in strength)
+    label_size = min(size * 0.32, size * 1.9 / max(len(uid), 1) / 0.55 / max(count, 1))
+    out = [f'<g data-unit={quoteattr(uid)} data-type={quoteattr(type_name)} data-side={quoteattr(side)} '
+           f'data-hex={quoteattr(hex_label)} data-strength={quoteattr(shown)}>',
+           f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="{_n(radius)}" fill="{colour}" stroke="#fff" stroke-width="1.5"/>',
+           f'<text x="{_n(cx)}" y="{_n(cy + radius * 0.3)}" font-size="{_n(radius * 0.8)}" text-anchor="middle" '
+           f'font-weight="bold" fill="#fff">{escape(mark)}</text>',
+           f'<text x="{_n(cx)}" y="{_n(cy + radius + label_size * 0.95)}" font-size="{_n(label_size)}" '
+           f'text-anchor="middle" fill="#111" stroke="#fff" stroke-width="0.25">{escape(uid)}</text>']
+    if strength:
+        text = "/".join(str(v) for _, v in strength)
+        bx, by = cx + radius * 0.75, cy - radius * 0.75
+        out.append(f'<circle cx="{_n(bx)}" cy="{_n(by)}" r="{_n(size * 0.2)}" fill="#fff" stroke="{colour}"/>')
+        out.append(f'<text x="{_n(bx)}" y="{_n(by + size * 0.09)}" font-size="{_n(size * 0.25)}" '
+                   f'text-anchor="middle" fill="#111">{escape(text)}</text>')
+    details = f"{uid} ({type_name}, {side})" + (f": {shown}" if shown else "")
+    out.append(f"<title>{escape(details)}</title>")
+    out.append("</g>")
+    return out
 
 
 def _legend(fills: dict[str, str], sides: dict[str, str], x: float, y: float, size: float) -> list[str]:

@@ -346,3 +346,7 @@ def test_a_campaign_that_cannot_start_leaves_no_log(tmp_path):
     result = invoke("campaign", str(campaign), "--log", str(log))
     assert result.exit_code == 1 and "error[" in result.output
     assert not log.exists()
+    log.write_text("a log kept from before\n", encoding="utf-8")  # refused: an existing log stays whole
+    assert invoke("campaign", str(campaign), "--log", str(log)).exit_code == 1
+    assert log.read_text(encoding="utf-8") == "a log kept from before\n"
+    assert not [p.name for p in folder.iterdir() if p.name.endswith(".lock")]  # no lock beside a missing sheet

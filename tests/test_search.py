@@ -168,3 +168,19 @@ def test_a_sweep_of_searching_players_on_ray_is_the_same_as_on_the_process_pool(
     on_ray, diagnostics, _ = hexlore.sweep(ford, 4, workers=2, backend="ray", policies=players, max_rounds=3)
     assert diagnostics == [] and on_ray["backend"] == "ray"
     assert on_ray["digest"] == local["digest"] and on_ray["wins"] == local["wins"]
+
+
+def test_the_readme_balance_question_runs_as_written_on_a_shorter_sweep(monkeypatch):
+    """The README's command, with one game of one round instead of forty whole games."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = re.search(r"^hexlore sweep .*--policy all=mcts.*$", readme, re.M).group(0)
+    args = command.split()[1:]
+    args[args.index("--games") + 1] = "1"
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(main, [*args, "--max-rounds", "1", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["variant"]["name"] == ["scenarios/battlelore/spider_moves_three.lore"]
+    assert report["ended_by_victory"]["count"] == 0 and report["warnings"]

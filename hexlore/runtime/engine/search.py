@@ -174,6 +174,7 @@ class _Search:
             done = 0
             while (done < player.simulations) if deadline is None else (time.process_time() < deadline or done == 0):
                 restore(game, start)
+                game.shuffled = dict(saved[6])  # a list a future shuffled is not the next one's secret
                 self._deal()
                 self._simulate(labels)
                 done += 1

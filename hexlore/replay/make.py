@@ -1,0 +1,73 @@
+"""Replay pages from a game being played (``run --html``) or from a log played again (``replay``).
+
+``hexlore replay`` needs the scenario, seed and policies the log was made with: the log does
+not name them, and it stays as it is (a header line would change every recorded log). It plays
+the game again and refuses a log the game does not write line for line, so the page never shows
+positions of a different game. A log that stops early (an abandoned game) is a prefix of the
+replayed game's and gets the steps it has. Games a person played (``human``) or a search on a
+time budget (``mcts:0.5s``) decided cannot be played again the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import IO
+
+from ..look import look_of
+from .page import replay_html
+from .record import Recorder, Recording, recording_of
+
+
+class ReplayMismatch(Exception):
+    """The log is not the one the scenario, seed and policies give (its first differing line)."""
+
+
+@dataclass
+class Replay:
+    html: str
+    recording: Recording
+
+
+def title_of(loaded, seed: int | None) -> str:
+    used = loaded.scenario.seed if seed is None else seed
+    return f"{loaded.scenario.name} (seed {used})"
+
+
+def play_recorded(loaded, seed: int | None = None, policies: dict | None = None, max_rounds: int | None = None,
+                  log_file: IO[str] | None = None):
+    """Play ``loaded`` (api.open_scenario) noting every position; returns (result, Recording,
+    diagnostics, sources). ``result`` is None when a rule failed (the recording then ends there)."""
+    from .. import api
+
+    recorder = Recorder()
+    result, diagnostics, sources = api.run(loaded, seed=seed, log_file=log_file, max_rounds=max_rounds,
+                                           policies=policies, recorder=recorder)
+    if recorder.state is None:  # refused before playing
+        return result, None, diagnostics, sources
+    return result, recording_of(recorder, title_of(loaded, seed)), diagnostics, sources
+
+
+def page_of(loaded, recording: Recording) -> str:
+    """The page, in the look of the scenario's packs (hexlore/look.py; LookError if it is bad)."""
+    return replay_html(recording, look_of(loaded.rules))
+
+
+def replay_log(log_lines: list[str], loaded, seed: int | None = None, policies: dict | None = None,
+               max_rounds: int | None = None) -> Replay:
+    """The page of a recorded log, by playing its game again and checking every line."""
+    result, recording, diagnostics, _ = play_recorded(loaded, seed, policies, max_rounds)
+    if recording is None:
+        raise ReplayMismatch("the scenario could not be played: " + "; ".join(d.headline() for d in diagnostics))
+    played = recording.lines
+    for number, line in enumerate(log_lines, 1):
+        if number > len(played):
+            raise ReplayMismatch(f"line {number}: the replayed game ended after {len(played)} entries; "
+                                 "is this the log of this scenario, seed and policies?")
+        if played[number - 1].rstrip("\n") != line.rstrip("\n"):
+            raise ReplayMismatch(f"line {number} differs from the replayed game's: is this the log of this "
+                                 "scenario, seed and policies?\n  log:      " + line.rstrip("\n")[:200] +
+                                 "\n  replayed: " + played[number - 1].rstrip("\n")[:200])
+    kept = len(log_lines)
+    recording.lines = played[:kept]
+    recording.frames = recording.frames[:kept + 1]
+    return Replay(page_of(loaded, recording), recording)

@@ -1,0 +1,115 @@
+"""A recording as one HTML file: the board, the entries, the positions, and a small viewer script.
+
+Everything the page needs is inside it (the board as inline SVG, the CSS, ``viewer.js`` and
+the data as JSON in a ``<script type="application/json">``), so it opens from disk with no
+server and no network. The board's terrain is drawn here by hexlore/render.py in the packs'
+look; the viewer draws each step's units from the frames, the same way render.py draws them.
+The page is the same bytes for the same game and look.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from importlib import resources
+
+from ..look import Look
+from ..render import board_svg, centres, side_colours, unit_mark
+from .record import Recording, positions
+
+BOARD_SIZE = 26.0
+
+
+def default_strength(recording: Recording) -> list[str]:
+    """Strength fields when the look names none: the numeric fields that changed during the game
+    and never rose above where they started (what a unit loses: figures, hit points, health)."""
+    frames = positions(recording)
+    if not frames:
+        return []
+    start = frames[0]
+    changed: set[str] = set()
+    rose: set[str] = set()
+    for frame in frames[1:]:
+        for uid, (_, _, numbers) in frame.items():
+            first = start.get(uid, (None, False, {}))[2]
+            for name, value in numbers.items():
+                if name in first and value != first[name]:
+                    changed.add(name)
+                    if value > first[name]:
+                        rose.add(name)
+    return sorted(changed - rose)[:3]
+
+
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def _json_in_html(data: dict) -> str:
+    """JSON safe inside a <script> element: no '</' can close it early."""
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("</", "<\\/").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def page_data(recording: Recording, look: Look) -> dict:
+    """What the viewer script reads: entries, frames, units, hex centres, colours."""
+    state = recording.state
+    assert state is not None
+    sides = side_colours(state, look)
+    units = [{**u, "mark": unit_mark(u["type"], look), "colour": sides.get(u["side"], "#000")}
+             for u in recording.units]
+    return {"title": recording.title, "entries": [json.loads(line) for line in recording.lines],
+            "frames": recording.frames, "units": units, "size": BOARD_SIZE,
+            "centres": {k: list(v) for k, v in centres(state, BOARD_SIZE).items()},
+            "strength": look.strength if look.strength is not None else default_strength(recording),
+            "faces": dict(look.faces)}
+
+
+def replay_html(recording: Recording, look: Look) -> str:
+    """The whole page (text)."""
+    state = recording.state
+    assert state is not None
+    board = board_svg(state, "", BOARD_SIZE, look, units=False)
+    board = board.replace("<svg ", '<svg id="board" ', 1).replace(
+        "</svg>", '<g id="units"></g>\n</svg>', 1)
+    title = escape(recording.title)
+    return (PAGE.replace("@TITLE@", title)
+            .replace("@CSS@", _asset("viewer.css"))
+            .replace("@BOARD@", board)
+            .replace("@DATA@", _json_in_html(page_data(recording, look)))
+            .replace("@SCRIPT@", _asset("viewer.js")))
+
+
+PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>@TITLE@ - hexlore replay</title>
+<style>
+@CSS@
+</style>
+</head>
+<body>
+<header><h1>@TITLE@</h1>
+<div id="controls">
+<button id="prev" type="button" title="previous entry (Left arrow)">&#9664;</button>
+<input id="slider" type="range" min="0" max="0" value="0" aria-label="step">
+<button id="next" type="button" title="next entry (Right arrow)">&#9654;</button>
+<span id="where"></span>
+</div></header>
+<main>
+<section id="board-pane">
+@BOARD@
+</section>
+<aside>
+<div id="detail" aria-live="polite"></div>
+<ol id="entries" start="0"></ol>
+</aside>
+</main>
+<script type="application/json" id="replay-data">@DATA@</script>
+<script>
+@SCRIPT@
+</script>
+</body>
+</html>
+"""

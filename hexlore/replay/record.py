@@ -1,0 +1,127 @@
+"""The board after every log entry, noted while a game plays.
+
+:class:`Recorder` stands where the game's log file would: the engine writes each entry's line
+to it, and before taking the line it notes what changed on the board since the last line was
+written. The position noted when entry ``k + 1`` arrives is the one after entry ``k`` (and the
+one when the game ends is after the last), so every frame is a position the engine really
+reached, read from its state and never worked out again from the events. Frames keep only the
+units that changed (their hex, whether they are alive, their numeric fields), so a
+2,000-entry game stays small.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import IO
+
+from ..runtime.engine.state import GameState
+
+#: one unit's part of a frame: its index, hex label (None: off the board), alive, changed numbers
+UnitChange = list
+
+
+def numbers_of(fields: dict) -> dict[str, int]:
+    """A unit's numeric fields (bools are flags, not numbers)."""
+    return {k: v for k, v in fields.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+class Recorder:
+    """A file-like target for the game's log that notes the board before each line it takes.
+
+    ``inner``: the real log file, if any, which gets every line unchanged. :meth:`watch` must be
+    called with the game's state before the game writes its first entry.
+    """
+
+    def __init__(self, inner: IO[str] | None = None):
+        self.inner = inner
+        self.lines: list[str] = []
+        self.frames: list[list[UnitChange]] = []
+        self.state: GameState | None = None
+        self.unit_ids: list[str] = []
+        self._last: list[tuple] = []
+
+    def watch(self, state: GameState) -> None:
+        self.state = state
+        self.unit_ids = list(state.units)
+
+    def _note(self) -> None:
+        state = self.state
+        assert state is not None, "Recorder.watch(state) first"
+        board = state.board
+        units = state.units
+        if len(units) != len(self.unit_ids):  # units added while playing: appended, never reordered
+            known = set(self.unit_ids)
+            self.unit_ids.extend([uid for uid in units if uid not in known])
+        changes: list[UnitChange] = []
+        last = self._last
+        for i, uid in enumerate(self.unit_ids):
+            unit = units.get(uid)
+            if unit is None:
+                now: tuple = (None, False, {})
+            else:
+                where = board.label(unit.hex) if unit.hex is not None and unit.hex in board else None
+                now = (where, unit.alive, numbers_of(unit.f))
+            before = last[i] if i < len(last) else None
+            if before is None:
+                changes.append([i, now[0], now[1], now[2]])
+            elif before != now:
+                changed = {k: v for k, v in now[2].items() if before[2].get(k) != v}
+                changes.append([i, now[0], now[1], changed])
+            if i < len(last):
+                last[i] = now
+            else:
+                last.append(now)
+        self.frames.append(changes)
+
+    def write(self, text: str) -> int:
+        """Take one entry's line (the engine writes whole lines)."""
+        self._note()
+        self.lines.append(text)
+        if self.inner is not None:
+            self.inner.write(text)
+        return len(text)
+
+    def finish(self) -> None:
+        """Note the position after the last entry."""
+        self._note()
+
+    def flush(self) -> None:
+        if self.inner is not None:
+            self.inner.flush()
+
+
+@dataclass
+class Recording:
+    """A played game: its log lines and the board after each (``frames[k]``: after entry k,
+    ``frames[0]`` before the first entry), with what the page needs to draw it."""
+
+    title: str
+    lines: list[str]
+    frames: list[list[UnitChange]]
+    units: list[dict] = field(default_factory=list)  # id, type, side of each unit, by index
+    state: GameState | None = None  # the state at the end (the board, sides and terrain)
+
+
+def recording_of(recorder: Recorder, title: str) -> Recording:
+    state = recorder.state
+    assert state is not None
+    units = []
+    for uid in recorder.unit_ids:
+        unit = state.units.get(uid)
+        units.append({"id": uid, "type": unit.definition.name if unit else "?",
+                      "side": unit.side.name if unit else "?"})
+    return Recording(title, recorder.lines, recorder.frames, units, state)
+
+
+def positions(recording: Recording) -> list[dict[str, tuple]]:
+    """Every frame as a whole position: unit id -> (hex, alive, numbers). For tests and checks:
+    the page rebuilds the same from the same frames."""
+    out = []
+    now: dict[str, tuple] = {}
+    for changes in recording.frames:
+        for i, where, alive, numbers in changes:
+            uid = recording.units[i]["id"]
+            old = now.get(uid, (None, False, {}))
+            now[uid] = (where, alive, {**old[2], **numbers})
+        out.append(dict(now))
+    return out

@@ -1,0 +1,166 @@
+// hexlore replay viewer: steps through a game's log entries and draws the board after each.
+// Reads the JSON in #replay-data (hexlore/replay/page.py); no network, no eval.
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("replay-data").textContent);
+  var entries = data.entries, units = data.units, size = data.size, strength = data.strength;
+  var last = entries.length;  // steps 0..last: 0 before the first entry, k after entry k
+  var SVGNS = "http://www.w3.org/2000/svg";
+
+  // Whole positions, rebuilt once from the frames (which hold only what changed).
+  // states[k][i] = [hex label or null, alive, numbers]; unchanged units share their array.
+  var states = [], now = [];
+  for (var k = 0; k < data.frames.length; k++) {
+    var next = now.slice();
+    data.frames[k].forEach(function (c) {
+      var old = next[c[0]] || [null, false, {}];
+      next[c[0]] = [c[1], c[2], Object.assign({}, old[2], c[3])];
+    });
+    states.push(next);
+    now = next;
+  }
+  while (states.length < last + 1) { states.push(now); }  // a game stopped early
+
+  function esc(text) {
+    return String(text).replace(/[&<>"']/g, function (ch) {
+      return {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"}[ch];
+    });
+  }
+  function n(v) { return (Math.round(v * 10) / 10).toFixed(1); }
+  function shown(v) { return Array.isArray(v) ? "[" + v.map(shown).join(", ") + "]" : String(v); }
+
+  function words(entry) {  // every label an entry names: the units and hexes to mark
+    var out = new Set();
+    function add(v) { if (Array.isArray(v)) { v.forEach(add); } else if (typeof v === "string") { out.add(v); } }
+    if (entry) { add(Object.values(entry.args || {})); add(entry.choice); add(entry.by); }
+    return out;
+  }
+
+  function summary(e) {
+    if (e.type === "event") {
+      return e.event + "(" + Object.keys(e.args).map(function (a) { return a + ": " + shown(e.args[a]); }).join(", ") + ")";
+    }
+    if (e.type === "roll") { return "roll " + e.die + ": " + e.faces.join(" "); }
+    if (e.type === "decision") { return e.by + " " + e.decision + " -> " + shown(e.choice) + " (of " + e.options + ")"; }
+    if (e.type === "round") { return "round " + e.round; }
+    if (e.type === "end") { return "end: " + (e.winner || "draw") + (e.reason ? " (" + e.reason + ")" : ""); }
+    return JSON.stringify(e);
+  }
+
+  function unitSvg(u, st, x, y, i, count, acting) {  // as hexlore/render.py's unit_svg
+    var radius = size * (count === 1 ? 0.46 : 0.32);
+    var cx = x + (i - (count - 1) / 2) * radius * 1.7, cy = y - size * 0.05;
+    var nums = strength.filter(function (f) { return typeof st[2][f] === "number"; });
+    var text = nums.map(function (f) { return f + "=" + st[2][f]; }).join(" ");
+    var labelSize = Math.min(size * 0.32, size * 1.9 / Math.max(u.id.length, 1) / 0.55 / Math.max(count, 1));
+    var all = Object.keys(st[2]).sort().map(function (f) { return f + "=" + st[2][f]; }).join(", ");
+    var out = '<g class="unit' + (acting ? " acting" : "") + '" data-unit="' + esc(u.id) + '" data-type="' + esc(u.type) +
+      '" data-side="' + esc(u.side) + '" data-hex="' + esc(st[0]) + '" data-strength="' + esc(text) + '">' +
+      '<circle class="body" cx="' + n(cx) + '" cy="' + n(cy) + '" r="' + n(radius) + '" fill="' + esc(u.colour) +
+      '" stroke="#fff" stroke-width="1.5"/>' +
+      '<text x="' + n(cx) + '" y="' + n(cy + radius * 0.3) + '" font-size="' + n(radius * 0.8) +
+      '" text-anchor="middle" font-weight="bold" fill="#fff">' + esc(u.mark) + '</text>' +
+      '<text x="' + n(cx) + '" y="' + n(cy + radius + labelSize * 0.95) + '" font-size="' + n(labelSize) +
+      '" text-anchor="middle" fill="#111" stroke="#fff" stroke-width="0.25">' + esc(u.id) + '</text>';
+    if (nums.length) {
+      var bx = cx + radius * 0.75, by = cy - radius * 0.75;
+      out += '<circle cx="' + n(bx) + '" cy="' + n(by) + '" r="' + n(size * 0.2) + '" fill="#fff" stroke="' + esc(u.colour) + '"/>' +
+        '<text x="' + n(bx) + '" y="' + n(by + size * 0.09) + '" font-size="' + n(size * 0.25) +
+        '" text-anchor="middle" fill="#111">' + esc(nums.map(function (f) { return st[2][f]; }).join("/")) + '</text>';
+    }
+    return out + "<title>" + esc(u.id + " (" + u.type + ", " + u.side + ")" + (all ? ": " + all : "")) + "</title></g>";
+  }
+
+  var board = document.getElementById("board");
+  var unitLayer = document.getElementById("units");
+  var polygons = {};
+  board.querySelectorAll("polygon[data-hex]").forEach(function (p) { polygons[p.getAttribute("data-hex")] = p; });
+  var list = document.getElementById("entries");
+  var detail = document.getElementById("detail");
+  var slider = document.getElementById("slider");
+  var where = document.getElementById("where");
+  slider.max = String(last);
+
+  var rows = ['<li data-step="0" class="start">set-out (before the first entry)</li>'];
+  entries.forEach(function (e, i) {
+    rows.push('<li data-step="' + (i + 1) + '" class="' + esc(e.type) + '">' + esc(summary(e)) + "</li>");
+  });
+  list.innerHTML = rows.join("");
+  var items = list.children;
+
+  function drawUnits(step, marked) {
+    var st = states[step], byHex = {}, order = [];
+    units.forEach(function (u, i) {
+      var s = st[i];
+      if (!s || !s[1] || s[0] === null || !data.centres[s[0]]) { return; }
+      if (!byHex[s[0]]) { byHex[s[0]] = []; order.push(s[0]); }
+      byHex[s[0]].push(i);
+    });
+    var out = [];
+    order.forEach(function (h) {
+      var c = data.centres[h], here = byHex[h];
+      here.forEach(function (i, j) { out.push(unitSvg(units[i], st[i], c[0], c[1], j, here.length, marked.has(units[i].id))); });
+    });
+    unitLayer.innerHTML = out.join("");
+  }
+
+  function describe(step) {
+    if (step === 0) { return '<span class="kind">set-out</span>: the board before the first entry'; }
+    var e = entries[step - 1];
+    var head = '<div>#' + e.seq + ' &middot; round ' + e.round + ' &middot; turn ' + e.turn + "</div>";
+    if (e.type === "roll") {
+      return head + '<span class="kind">roll</span> ' + esc(e.die) + "<div>" + e.faces.map(function (f) {
+        var colour = data.faces[f] || "#888";
+        return '<span class="die" data-face="' + esc(f) + '" style="background:' + esc(colour) + '" title="' + esc(f) + '">' + esc(f) + "</span>";
+      }).join("") + "</div>";
+    }
+    if (e.type === "decision") {
+      return head + '<span class="kind">decision</span> ' + esc(e.decision) + " by " + esc(e.by) +
+        '<div>took <b class="choice">' + esc(shown(e.choice)) + '</b> of <b class="offered">' + e.options + "</b> option" +
+        (e.options === 1 ? "" : "s") + " offered</div>";
+    }
+    if (e.type === "event") {
+      return head + '<span class="kind">' + esc(e.event) + "</span><ul>" + Object.keys(e.args).map(function (a) {
+        return "<li>" + esc(a) + ": " + esc(shown(e.args[a])) + "</li>";
+      }).join("") + "</ul>";
+    }
+    return head + '<span class="kind">' + esc(summary(e)) + "</span>";
+  }
+
+  var current = -1;
+  function show(step) {
+    step = Math.max(0, Math.min(last, step));
+    if (step === current) { return; }
+    if (current >= 0) { items[current].classList.remove("current"); }
+    current = step;
+    var item = items[step];
+    item.classList.add("current");
+    var box = list.getBoundingClientRect(), r = item.getBoundingClientRect();
+    if (r.top < box.top || r.bottom > box.bottom) { list.scrollTop = item.offsetTop - list.clientHeight / 2; }
+    var marked = words(entries[step - 1]);
+    Object.keys(polygons).forEach(function (h) {
+      var p = polygons[h];
+      if (marked.has(h)) { p.classList.add("marked"); } else if (p.classList.contains("marked")) { p.classList.remove("marked"); }
+    });
+    drawUnits(step, marked);
+    detail.innerHTML = describe(step);
+    slider.value = String(step);
+    where.textContent = "step " + step + " / " + last;
+    document.body.setAttribute("data-step", String(step));
+  }
+
+  slider.addEventListener("input", function () { show(parseInt(slider.value, 10)); });
+  document.getElementById("prev").addEventListener("click", function () { show(current - 1); });
+  document.getElementById("next").addEventListener("click", function () { show(current + 1); });
+  list.addEventListener("click", function (ev) {
+    var li = ev.target.closest("li[data-step]");
+    if (li) { show(parseInt(li.getAttribute("data-step"), 10)); }
+  });
+  document.addEventListener("keydown", function (ev) {
+    var moves = {ArrowLeft: -1, ArrowRight: 1, PageUp: -10, PageDown: 10};
+    if (ev.key in moves) { show(current + moves[ev.key]); ev.preventDefault(); }
+    else if (ev.key === "Home") { show(0); ev.preventDefault(); }
+    else if (ev.key === "End") { show(last); ev.preventDefault(); }
+  });
+  show(0);
+}());

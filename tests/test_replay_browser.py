@@ -1,0 +1,155 @@
+"""A replay page in a real browser: headless Chromium from the system packages, driven by selenium.
+
+The page of battlelore/spider_ford seed 7 is opened from disk; the test steps forward and back
+with the arrow keys and reads the units drawn (their ``data-`` attributes) at each step it
+visits, comparing them with the engine's own state after that entry (a separate game,
+snapshotted as each log line is written). A screenshot of one step is compared with
+tests/fixtures/replay/spider_ford_7_step_19.png within a small tolerance, and a 2,000-entry
+page must step without delay.
+
+Chromium and chromedriver come from the distribution (``.ci/run`` installs them). Where they
+are missing these tests are skipped, unless HEXLORE_BROWSER_TESTS=required (set by .ci/run),
+which makes a missing browser a failure. To accept a deliberate change of the page's look,
+delete the golden PNG and run the tests once (it is written, and the test fails to say so).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import time
+
+import pytest
+
+from conftest import ROOT
+from hexlore import api
+from hexlore.replay.make import page_of, play_recorded
+from replay_browser import CHROMIUM, DRIVER, chromium, press, screenshot
+from test_replay import engine_positions
+
+REQUIRED = os.environ.get("HEXLORE_BROWSER_TESTS") == "required"
+if importlib.util.find_spec("selenium") is None:  # in the 'test' extra; without it, as without a browser
+    if REQUIRED:
+        raise RuntimeError("HEXLORE_BROWSER_TESTS=required but selenium is not installed")
+    pytest.skip("selenium is not installed (pip install '.[test]')", allow_module_level=True)
+
+GOLDEN = ROOT / "tests" / "fixtures" / "replay" / "spider_ford_7_step_19.png"
+
+if not (CHROMIUM and DRIVER):
+    if REQUIRED:
+        raise RuntimeError("HEXLORE_BROWSER_TESTS=required but chromium or chromedriver is missing")
+    pytest.skip("no chromium and chromedriver (apt-get install chromium chromium-driver)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as driver:
+        yield driver
+
+
+def _page(tmp_path, scenario: str, seed: int, policies: dict | None = None, name: str = "replay.html"):
+    loaded = api.open_scenario(scenario)
+    _, recording, diagnostics, _ = play_recorded(loaded, seed=seed, policies=policies, max_rounds=200)
+    assert recording is not None, diagnostics
+    path = tmp_path / name
+    path.write_text(page_of(loaded, recording), encoding="utf-8")
+    return path, recording
+
+
+def _shown(driver) -> dict:
+    """The units drawn now: id -> (hex, alive, figures), read from their data- attributes."""
+    rows = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#units g[data-unit]')).map(function (g) {"
+        " return [g.dataset.unit, g.dataset.hex, g.dataset.strength]; });")
+    out = {}
+    for uid, where, strength in rows:
+        figures = dict(part.split("=") for part in strength.split()).get("figures")
+        out[uid] = (where, True, int(figures) if figures is not None else None)
+    return out
+
+
+def _expected(board: dict) -> dict:
+    return {uid: v for uid, v in board.items() if v[1] and v[0] is not None}
+
+
+def test_stepping_with_the_keyboard_shows_the_engines_position(browser, tmp_path):
+    from selenium.webdriver.common.keys import Keys
+
+    path, recording = _page(tmp_path, "battlelore/spider_ford", 7)
+    lines, boards = engine_positions("battlelore/spider_ford", 7)
+    assert recording.lines == lines
+    browser.get(path.as_uri())
+    step = 0
+
+    def check() -> None:
+        assert browser.execute_script("return document.body.dataset.step") == str(step)
+        assert _shown(browser) == _expected(boards[step]), f"step {step}"
+        current = browser.execute_script("var c = document.querySelectorAll('#entries li.current');"
+                                          " return [c.length, c[0].dataset.step];")
+        assert current == [1, str(step)]
+
+    check()
+    visited = set()
+    for key, times in [(Keys.ARROW_RIGHT, 13), (Keys.ARROW_RIGHT, 6), (Keys.ARROW_LEFT, 3), (Keys.ARROW_RIGHT, 280),
+                       (Keys.ARROW_LEFT, 1), (Keys.END, 1), (Keys.ARROW_LEFT, 2)]:
+        press(browser, key, times)
+        step = len(lines) if key == Keys.END else step + (times if key == Keys.ARROW_RIGHT else -times)
+        check()
+        visited.add(step)
+    # the board moved between the steps visited (the test would not notice a frozen board otherwise)
+    assert len({repr(sorted(_expected(boards[s]).items())) for s in visited}) >= 4
+
+
+def test_rolls_show_their_faces_and_decisions_what_was_offered(browser, tmp_path):
+    import json
+
+    from selenium.webdriver.common.keys import Keys
+
+    path, recording = _page(tmp_path, "battlelore/spider_ford", 7)
+    browser.get(path.as_uri())
+    entries = [json.loads(line) for line in recording.lines]
+    roll = next(i for i, e in enumerate(entries, 1) if e["type"] == "roll")
+    press(browser, Keys.ARROW_RIGHT, roll)
+    faces = browser.execute_script("return Array.from(document.querySelectorAll('#detail .die'))"
+                                   ".map(function (d) { return d.dataset.face; });")
+    assert faces == entries[roll - 1]["faces"]
+    decision = next(i for i, e in enumerate(entries, 1) if e["type"] == "decision" and i > roll)
+    press(browser, Keys.ARROW_RIGHT, decision - roll)
+    offered, taken = browser.execute_script("return [document.querySelector('#detail .offered').textContent,"
+                                            " document.querySelector('#detail .choice').textContent];")
+    assert offered == str(entries[decision - 1]["options"]) and taken == str(entries[decision - 1]["choice"])
+
+
+def test_a_screenshot_of_a_step_matches_the_golden_picture(browser, tmp_path):
+    from PIL import Image, ImageChops
+
+    path, _ = _page(tmp_path, "battlelore/spider_ford", 7)
+    shot = tmp_path / "step19.png"
+    screenshot(browser, path, 19, shot)
+    if not GOLDEN.exists():
+        GOLDEN.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, GOLDEN)
+        pytest.fail(f"no golden picture: wrote {GOLDEN.relative_to(ROOT)}; look at it, then run again")
+    now, golden = Image.open(shot).convert("RGB"), Image.open(GOLDEN).convert("RGB")
+    assert now.size == golden.size
+    diff = ImageChops.difference(now, golden).convert("L").point(lambda v: 255 if v > 40 else 0)
+    changed = diff.histogram()[255]
+    assert changed <= 0.005 * now.size[0] * now.size[1], f"{changed} pixels differ from {GOLDEN.name}"
+
+
+def test_a_long_game_steps_without_delay(browser, tmp_path):
+    path, recording = _page(tmp_path, "battlelore/spider_ford", 3, {"north": "random", "south": "random"},
+                            "long.html")
+    assert len(recording.lines) >= 2000
+    started = time.perf_counter()
+    browser.get(path.as_uri())
+    loaded = time.perf_counter() - started
+    ms = browser.execute_script(
+        "var t = performance.now();"
+        "for (var i = 0; i < 300; i++) {"
+        "  document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true})); }"
+        "document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'End', bubbles: true}));"
+        "return (performance.now() - t) / 301;")
+    assert browser.execute_script("return document.body.dataset.step") == str(len(recording.lines))
+    assert loaded < 10 and ms < 30, (loaded, ms)  # a step well under a frame or two on a shared CI core
