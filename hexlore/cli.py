@@ -315,6 +315,20 @@ def graph(packs: tuple[str, ...], fmt: str) -> None:
                 click.echo(f'  {ids[e["from"]]} -->|{e["kind"]}| {ids[e["to"]]}')
 
 
+@main.command(name="lsp")
+def lsp_command() -> None:
+    """Serve the Lore language server on standard input and output (for editors: docs/editors.md).
+
+    Needs the lsp extra: pip install 'hexlore[lsp]'.
+    """
+    try:
+        from .lsp.server import serve
+    except ImportError as missing:  # pygls is an optional dependency
+        raise click.ClickException(f"the language server needs pygls ({missing}): "
+                                   "pip install 'hexlore[lsp]'") from None
+    serve()
+
+
 @main.command(name="campaign")
 @click.argument("campaign_file", metavar="CAMPAIGN", type=click.Path(exists=True, dir_okay=False))
 @click.option("--seed", type=int, default=None, help="Seed for every adventure played (default: each its own).")

@@ -248,20 +248,27 @@ class CompileCache:
 COMPILE_CACHE = CompileCache()
 
 
-def open_scenario(name: str) -> Loaded:
+def open_scenario(name: str, text: str | None = None) -> Loaded:
     """Load a scenario and compile its packs, and check the one against the other.
 
     Every problem is reported in one go: the scenario's own, then (when its board and packs
     are usable and the packs compile) those that need the packs, even if the first found some.
+    ``text``, when given, is read instead of the file's (an editor's unsaved buffer: the
+    language server checks what the designer sees); the packs are read as saved.
     """
     from .runtime.analysis.scenario_checks import check_against_rules
-    from .runtime.scenarios.loader import NOT_A_SCENARIO, load_scenario
+    from .runtime.scenarios.loader import NOT_A_SCENARIO, load_scenario, load_scenario_text
 
     path = resolve_scenario(name)
     if path is None:
         return Loaded(None, None, [error(NO_SUCH_FILE, f"no scenario file '{name}'", name, Span(),
                                          f"bundled scenarios are in {bundled_scenarios_root()}")])
-    kind = yaml_kind(str(path))
+    if text is not None:
+        from .runtime.scenarios.campaign_files import file_kind
+
+        kind = file_kind(text)
+    else:
+        kind = yaml_kind(str(path))
     if kind != "scenario":  # a campaign file or a sheet given where a scenario is wanted
         hint = ("play a campaign with 'hexlore campaign FILE'" if kind == "campaign" else
                 "a sheet is played through the campaign that names it: 'hexlore campaign CAMPAIGN'")
@@ -272,7 +279,10 @@ def open_scenario(name: str) -> Loaded:
         except (OSError, UnicodeDecodeError):
             pass
         return loaded
-    scenario, diags = load_scenario(path, partial=True)
+    if text is not None:
+        scenario, diags = load_scenario_text(text, str(path), partial=True)
+    else:
+        scenario, diags = load_scenario(path, partial=True)
     loaded = Loaded(scenario, None, list(diags))
     if scenario is None:
         try:

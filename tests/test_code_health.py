@@ -21,6 +21,7 @@ CALLED_BY_NAME = [
     "callbacks", "char_pos", "line_start_pos",  # attributes of Lark objects that recovery sets
     "description",                # a schema key kept on the model for readers of the API
     "*_command",                  # click commands, registered by their decorator
+    "on_*",                       # the language server's handlers (lsp/server.py), registered likewise
     "AFTER",                      # a member of compiler.model.Timing, reached by iterating the enum
     "end_lineno", "col_offset", "end_col_offset",  # locations of generated ast nodes, read by compile()
     # what compiled rules read of their Context and of an event by name (ast nodes, not text)

@@ -76,6 +76,12 @@ def test_each_command_help_loads_no_more(tmp_path):
         assert family(modules, "hexlore.compiler", "hexlore.runtime", "hexlore.api", "lark", "rich", *HEAVY) == [], command
 
 
+def test_lsp_help_loads_no_language_server(tmp_path):
+    """pygls is optional (the lsp extra): ``hexlore lsp --help`` must work without importing it."""
+    modules = loaded_by(tmp_path, "lsp", "--help")
+    assert family(modules, "hexlore.lsp", "pygls", "lsprotocol", "hexlore.compiler", "lark") == []
+
+
 def test_check_of_a_pack_loads_the_compiler_and_nothing_of_the_runtime(tmp_path, small_pack):
     modules = loaded_by(tmp_path, "check", str(small_pack))
     assert "hexlore.compiler.declare" in modules and "lark" in modules  # it did compile

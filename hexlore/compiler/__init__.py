@@ -7,6 +7,7 @@ graph and its checks).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..dsl.diagnostics import Diagnostic
@@ -21,13 +22,14 @@ __all__ = ["compile_packs", "RuleSet", "EventTriggerGraph", "bundled_rules_root"
 
 
 def compile_packs(requests: list[str], search_paths: list[Path] | None = None,
-                  names_only: bool = False) -> RuleSet:
+                  names_only: bool = False, overlay: Mapping[str, str] | None = None) -> RuleSet:
     """Compile the named packs (names, directories or ``.lore`` files) and what they use.
 
     Never raises on bad input: problems are in ``rules.diagnostics``; ``rules.ok`` tells
-    whether the result can be run.
+    whether the result can be run. ``overlay`` maps resolved file paths to the text to compile
+    instead of the file's (the language server's unsaved buffers).
     """
-    loaded = load_packs(requests, search_paths, names_only)
+    loaded = load_packs(requests, search_paths, names_only, overlay)
     rules = declare(loaded)
     rules.dispatch = dispatch_table(rules.triggers)
     graph, graph_diags = build_graph(rules, loaded.skipped)

@@ -9,6 +9,7 @@ pulls in other packs; they are ordered dependencies-first, so a later pack may
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -85,7 +86,11 @@ class PackLoader:
     stops a name from being read as a folder relative to the working directory.
     """
 
-    def __init__(self, search_paths: list[Path] | None = None, names_only: bool = False):
+    def __init__(self, search_paths: list[Path] | None = None, names_only: bool = False,
+                 overlay: Mapping[str, str] | None = None):
+        #: resolved path -> text to read instead of the file's: an editor's unsaved buffers
+        #: (hexlore/lsp), so that what is checked is what the designer sees
+        self.overlay = overlay or {}
         roots = [Path(p) for p in (search_paths or [])]
         bundled = bundled_rules_root()
         if bundled not in roots:
@@ -169,7 +174,7 @@ class PackLoader:
         if key in self._name_of_file:
             return self._name_of_file[key]
         shown = display_path(path)
-        text, problem = read_text(path, "pack")
+        text, problem = (self.overlay[key], None) if key in self.overlay else read_text(path, "pack")
         if text is None:
             self.result.diagnostics.append(error(CANNOT_READ_PACK, problem.message, shown, problem.span,
                                                  problem.hint))
@@ -251,8 +256,8 @@ def display_path(path: Path, resolve: bool = True) -> str:
 
 
 def load_packs(requests: list[str], search_paths: list[Path] | None = None,
-               names_only: bool = False) -> LoadedPacks:
-    loader = PackLoader(search_paths, names_only)
+               names_only: bool = False, overlay: Mapping[str, str] | None = None) -> LoadedPacks:
+    loader = PackLoader(search_paths, names_only, overlay)
     for request in requests:
         loader.load_request(request)
     loader.result.roots = list(loader.roots)
