@@ -329,3 +329,17 @@ def test_semantic_tokens_tell_events_traits_parameters_and_variables_apart(clien
     emit = next(i for i in range(trigger, trigger + 10) if "emit critical_roll" in lines[i])
     assert decoded[(emit, "critical_roll")] == "event"
     assert decoded[(emit, "faces")] == "variable"  # a let of the trigger, not a parameter of its event
+
+
+def test_completion_offers_only_the_names_the_pack_at_the_cursor_sees(client):
+    """core.lore is compiled with the rest of its folder, but battlelore.core uses no other pack:
+    the creatures pack's names are no names there; in creatures.lore, which uses core, both are."""
+    def labels(path):
+        uri = client.open(path)
+        return {i["label"] for i in client.request("textDocument/completion", {
+            "textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}})["items"]}
+
+    in_core, in_creatures = labels(CORE), labels(CREATURES)
+    assert {"giant_spider", "creature"} & in_core == set()
+    assert {"giant_spider", "creature", "melee_attack", "roll"} <= in_creatures
+    assert {"melee_attack", "roll", "trigger"} <= in_core

@@ -34,6 +34,7 @@ def compile_packs(requests: list[str], search_paths: list[Path] | None = None,
     rules.dispatch = dispatch_table(rules.triggers)
     graph, graph_diags = build_graph(rules, loaded.skipped)
     rules.graph = graph
+    rules.visible = loaded.visible
     usage = check_usage(loaded, rules, loaded.diagnostics + rules.diagnostics)
     rules.diagnostics = sorted(loaded.diagnostics + rules.diagnostics + graph_diags + usage + check_hooks(rules),
                                key=Diagnostic.sort_key)

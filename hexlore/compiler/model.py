@@ -252,6 +252,9 @@ class RuleSet:
     qualified: dict[str, str] = field(default_factory=dict)
     #: names the packs wrote qualified (bl.hit): the unused-declaration check counts them as used
     written_qualified: set[str] = field(default_factory=set)
+    #: pack -> the packs whose names it sees (itself and what it uses, transitively): an
+    #: editor completes only what the pack at the cursor may write
+    visible: dict[str, set[str]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:

@@ -60,12 +60,27 @@ def after_dot(rules: RuleSet, module: ast.Module | None, line: int, before: str)
     return _fields(rules, local_types(rules, module, line + 1).get(obj))
 
 
-def names(rules: RuleSet | None, module: ast.Module | None, line: int) -> list[types.CompletionItem]:
-    """Keywords, parameters in scope, declared names and built-ins."""
-    items: dict[str, types.CompletionItem] = {}
+def _seen_by(rules: RuleSet, module: ast.Module | None):
+    """``seen(key)``: whether the pack of ``module`` may write the declared name ``key``
+    unqualified (declared by itself or by a pack it uses); everything when that is not known."""
+    pack = module.pack.name if module is not None and module.pack is not None else None
+    sees = rules.visible.get(pack) if pack is not None else None
+    if sees is None:
+        return lambda key: True
+    owners: dict[str, set[str]] = {}
+    for qualified, key in rules.qualified.items():
+        owners.setdefault(key, set()).add(qualified.rpartition(".")[0])
+    return lambda key: key not in owners or bool(owners[key] & sees)
 
-    def add(label: str, kind: Kind, detail: str | None = None, doc: str | None = None) -> None:
-        items.setdefault(label, types.CompletionItem(label=label, kind=kind, detail=detail, documentation=doc))
+
+def names(rules: RuleSet | None, module: ast.Module | None, line: int) -> list[types.CompletionItem]:
+    """Keywords, parameters in scope, the declared names the pack at the cursor sees, built-ins."""
+    items: dict[str, types.CompletionItem] = {}
+    seen = _seen_by(rules, module) if rules is not None else (lambda key: True)
+
+    def add(label: str, kind: Kind, detail: str | None = None, doc: str | None = None, declared: bool = False) -> None:
+        if not declared or seen(label):
+            items.setdefault(label, types.CompletionItem(label=label, kind=kind, detail=detail, documentation=doc))
 
     if rules is not None:
         for name, t in local_types(rules, module, line + 1).items():
@@ -77,14 +92,15 @@ def names(rules: RuleSet | None, module: ast.Module | None, line: int) -> list[t
                                   (rules.enums, Kind.Enum, "enum")):
             for key in table:
                 if "@" not in key:  # replaced declarations kept for super(…) are not names
-                    add(key, kind, what, getattr(table[key], "doc", None))
+                    add(key, kind, what, getattr(table[key], "doc", None), declared=True)
         for key, d in rules.definitions.items():
-            add(key, Kind.Constant, f"{d.kind} \"{d.title}\"" if d.title else d.kind)
+            add(key, Kind.Constant, f"{d.kind} \"{d.title}\"" if d.title else d.kind, declared=True)
         for key, symbol in rules.symbols.items():
-            add(key, Kind.EnumMember, symbol.group)
-        for die in rules.dice.values():
-            for face in die.faces:
-                add(face.name, Kind.EnumMember, f"face of {die.name}")
+            add(key, Kind.EnumMember, symbol.group, declared=True)
+        for key, die in rules.dice.items():
+            if seen(key):
+                for face in die.faces:
+                    add(face.name, Kind.EnumMember, f"face of {die.name}")
     for b in BUILTINS.values():
         add(b.name, Kind.Function, builtin_signature(b), b.doc or None)
     for word in keywords():
