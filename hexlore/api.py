@@ -162,7 +162,7 @@ def run(name: str | Loaded, seed: int | None = None, log_file=None, max_rounds: 
             watch(game)
         if recorder is None:
             return game.play(max_rounds), warnings, loaded.sources
-        recorder.watch(game.state)
+        recorder.watch(game.state, game.events)
         result = game.play(max_rounds)
         recorder.finish()
         return result, warnings, loaded.sources

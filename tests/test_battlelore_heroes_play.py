@@ -73,12 +73,12 @@ def play_checked(rules, scenario, seed: int) -> tuple[Game, int]:
     record_event = game.events.record_event
     checked = 0
 
-    def checking(name: str, args: dict, settled: bool = False) -> None:
+    def checking(name: str, args: dict, settled: bool = False, origin=None) -> None:
         nonlocal checked
         if name == "turn_started":
             check_position(game, f"seed {seed}, turn {game.state.game['turn']}")
             checked += 1
-        record_event(name, args, settled)
+        record_event(name, args, settled, origin)
 
     game.events.record_event = checking
     game.play(max_rounds=ROUNDS)

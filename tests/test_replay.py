@@ -186,3 +186,38 @@ def test_long_unit_ids_are_drawn_whole(tmp_path):
     svg, diagnostics, _ = api.render(str(tmp_path / "s.yaml"))
     assert svg is not None, diagnostics
     assert f">{long_id}</text>" in svg and 'data-strength="figures=1"' in svg and ">SPI</text>" in svg
+
+
+def test_each_entry_names_the_rule_and_the_line_that_made_it():
+    """An event's line emits that event, a roll's line rolls, a decision's line chooses or asks;
+    the rule named is the procedure, function or trigger whose declaration holds the line."""
+    from hexlore.replay.make import rules_at
+
+    loaded = api.open_scenario(SPIDER)
+    _, recording, _, _ = play_recorded(loaded, seed=7)
+    where = rules_at(loaded.rules, recording.origins)
+    assert len(where) == len(recording.lines)
+    checked = 0
+    for line, at in zip(recording.lines, where):
+        entry = json.loads(line)
+        if entry["type"] == "round" or entry.get("reason") == "round limit":
+            assert at is None  # the game's own loop, no rule
+            continue
+        if entry["type"] == "end":  # a win: the rule that called win()
+            assert "win(" in open(at[1], encoding="utf-8").read().split("\n")[at[2] - 1]
+            continue
+        rule, file, number = at
+        source = open(file, encoding="utf-8").read().split("\n")
+        text = source[number - 1]
+        if entry["type"] == "event":
+            assert f"emit {entry['event']}" in text, (entry, text)
+        elif entry["type"] == "roll":
+            assert "roll(" in text, (entry, text)
+        else:
+            assert "choose" in text or "ask" in text or "optional" in text, (entry, text)
+        kind, name = rule.split(" ", 1)
+        declared = {"procedure": loaded.rules.procedures, "function": loaded.rules.functions}.get(kind)
+        spec = declared[name] if declared is not None else next(t for t in loaded.rules.triggers if t.name == name)
+        assert spec.origin.span.line <= number <= spec.origin.span.end_line
+        checked += 1
+    assert checked > 500

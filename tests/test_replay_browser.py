@@ -119,6 +119,9 @@ def test_rolls_show_their_faces_and_decisions_what_was_offered(browser, tmp_path
     offered, taken = browser.execute_script("return [document.querySelector('#detail .offered').textContent,"
                                             " document.querySelector('#detail .choice').textContent];")
     assert offered == str(entries[decision - 1]["options"]) and taken == str(entries[decision - 1]["choice"])
+    rule, line = browser.execute_script("var r = document.querySelector('#detail .rule');"
+                                        " return [r.dataset.rule, r.dataset.line];")
+    assert rule.startswith(("procedure ", "trigger ", "function ")) and int(line) > 0  # the rule that asked
 
 
 def test_a_screenshot_of_a_step_matches_the_golden_picture(browser, tmp_path):

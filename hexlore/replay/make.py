@@ -47,9 +47,32 @@ def play_recorded(loaded, seed: int | None = None, policies: dict | None = None,
     return result, recording_of(recorder, title_of(loaded, seed)), diagnostics, sources
 
 
+def rules_at(rules, origins: list) -> list:
+    """For each entry's origin (file, line, column): [what made it, the file, the line] — the
+    innermost procedure, trigger or function of ``rules`` whose declaration holds that line
+    ("rules" when none does: a game block) — or None for an entry no rule made."""
+    declared = [(f"{what} {spec.name}", spec.origin) for what, table in (
+        ("procedure", rules.procedures.values()), ("function", rules.functions.values()),
+        ("trigger", rules.triggers)) for spec in table]
+    by_file: dict[str, list] = {}
+    for label, origin in declared:
+        by_file.setdefault(origin.file, []).append((origin.span.end_line - origin.span.line, origin.span, label))
+    for spans in by_file.values():
+        spans.sort(key=lambda item: item[0])  # innermost first
+    out = []
+    for origin in origins:
+        if origin is None:
+            out.append(None)
+            continue
+        file, line, _ = origin
+        label = next((label for _, span, label in by_file.get(file, ()) if span.line <= line <= span.end_line), "rules")
+        out.append([label, file, line])
+    return out
+
+
 def page_of(loaded, recording: Recording) -> str:
     """The page, in the look of the scenario's packs (hexlore/look.py; LookError if it is bad)."""
-    return replay_html(recording, look_of(loaded.rules))
+    return replay_html(recording, look_of(loaded.rules), rules_at(loaded.rules, recording.origins))
 
 
 def replay_log(log_lines: list[str], loaded, seed: int | None = None, policies: dict | None = None,
@@ -70,4 +93,5 @@ def replay_log(log_lines: list[str], loaded, seed: int | None = None, policies: 
     kept = len(log_lines)
     recording.lines = played[:kept]
     recording.frames = recording.frames[:kept + 1]
+    recording.origins = recording.origins[:kept]
     return Replay(page_of(loaded, recording), recording)

@@ -50,8 +50,9 @@ def _json_in_html(data: dict) -> str:
     return text.replace("</", "<\\/").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def page_data(recording: Recording, look: Look) -> dict:
-    """What the viewer script reads: entries, frames, units, hex centres, colours."""
+def page_data(recording: Recording, look: Look, where: list | None = None) -> dict:
+    """What the viewer script reads: entries, frames, units, hex centres, colours, and for each
+    entry the rule that made it (``where``: [rule, file, line] or None)."""
     state = recording.state
     assert state is not None
     sides = side_colours(state, look)
@@ -61,10 +62,10 @@ def page_data(recording: Recording, look: Look) -> dict:
             "frames": recording.frames, "units": units, "size": BOARD_SIZE,
             "centres": {k: list(v) for k, v in centres(state, BOARD_SIZE).items()},
             "strength": look.strength if look.strength is not None else default_strength(recording),
-            "faces": dict(look.faces)}
+            "faces": dict(look.faces), "where": where or [None] * len(recording.lines)}
 
 
-def replay_html(recording: Recording, look: Look) -> str:
+def replay_html(recording: Recording, look: Look, where: list | None = None) -> str:
     """The whole page (text)."""
     state = recording.state
     assert state is not None
@@ -75,7 +76,7 @@ def replay_html(recording: Recording, look: Look) -> str:
     return (PAGE.replace("@TITLE@", title)
             .replace("@CSS@", _asset("viewer.css"))
             .replace("@BOARD@", board)
-            .replace("@DATA@", _json_in_html(page_data(recording, look)))
+            .replace("@DATA@", _json_in_html(page_data(recording, look, where)))
             .replace("@SCRIPT@", _asset("viewer.js")))
 
 

@@ -11,9 +11,11 @@ units that changed (their hex, whether they are alive, their numeric fields), so
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import IO
 
+from ..runtime.engine.compiled.locate import current_origin
 from ..runtime.engine.state import GameState
 
 #: one unit's part of a frame: its index, hex label (None: off the board), alive, changed numbers
@@ -39,9 +41,14 @@ class Recorder:
         self.state: GameState | None = None
         self.unit_ids: list[str] = []
         self._last: list[tuple] = []
+        #: per line: (file, line, column) of the rule that made the entry, or None
+        self.origins: list[tuple | None] = []
+        self.events = None
 
-    def watch(self, state: GameState) -> None:
+    def watch(self, state: GameState, events=None) -> None:
+        """Follow ``state``; ``events`` (the game's EventLog) says where each entry comes from."""
         self.state = state
+        self.events = events
         self.unit_ids = list(state.units)
 
     def _note(self) -> None:
@@ -77,6 +84,11 @@ class Recorder:
         """Take one entry's line (the engine writes whole lines)."""
         self._note()
         self.lines.append(text)
+        origin = getattr(self.events, "origin", None)
+        if origin is None:  # made by a built-in (a roll, a win): the rule that called it
+            origin = current_origin(sys._getframe(1))
+        span = getattr(origin, "span", None)
+        self.origins.append((origin.file, span.line, span.column) if span is not None and origin.file else None)
         if self.inner is not None:
             self.inner.write(text)
         return len(text)
@@ -100,6 +112,7 @@ class Recording:
     frames: list[list[UnitChange]]
     units: list[dict] = field(default_factory=list)  # id, type, side of each unit, by index
     state: GameState | None = None  # the state at the end (the board, sides and terrain)
+    origins: list[tuple | None] = field(default_factory=list)  # per line: (file, line, column)
 
 
 def recording_of(recorder: Recorder, title: str) -> Recording:
@@ -110,7 +123,7 @@ def recording_of(recorder: Recorder, title: str) -> Recording:
         unit = state.units.get(uid)
         units.append({"id": uid, "type": unit.definition.name if unit else "?",
                       "side": unit.side.name if unit else "?"})
-    return Recording(title, recorder.lines, recorder.frames, units, state)
+    return Recording(title, recorder.lines, recorder.frames, units, state, recorder.origins)
 
 
 def positions(recording: Recording) -> list[dict[str, tuple]]:

@@ -107,7 +107,11 @@
   function describe(step) {
     if (step === 0) { return '<span class="kind">set-out</span>: the board before the first entry'; }
     var e = entries[step - 1];
-    var head = '<div>#' + e.seq + ' &middot; round ' + e.round + ' &middot; turn ' + e.turn + "</div>";
+    var at = data.where[step - 1];
+    var head = '<div>#' + e.seq + ' &middot; round ' + e.round + ' &middot; turn ' + e.turn + "</div>" +
+      (at ? '<div class="rule" data-rule="' + esc(at[0]) + '" data-file="' + esc(at[1]) + '" data-line="' + at[2] +
+        '">from <a href="' + esc(at[1]) + '">' + esc(at[0]) + "</a> (" + esc(at[1].split("/").slice(-2).join("/")) + ":" +
+        at[2] + ")</div>" : "");
     if (e.type === "roll") {
       return head + '<span class="kind">roll</span> ' + esc(e.die) + "<div>" + e.faces.map(function (f) {
         var colour = data.faces[f] || "#888";

@@ -67,6 +67,9 @@ class EventLog:
         #: keep only the rolls (no file only): exact odds of a question that reads no event
         #: keep what a failure's hint shows, the dice, and nothing the question never reads
         self.rolls_only = False
+        #: where in the rules the entry being recorded comes from (an ir.Origin, or None): read
+        #: by whoever takes the lines (a replay page links each entry to its rule); not logged
+        self.origin = None
         self._hex_labels: dict[Hex, str] = {}  # the board never changes during a game
         self._quoted: dict[str, str] = {}  # event names as JSON strings
 
@@ -125,8 +128,9 @@ class EventLog:
         del self._entries[length:]
         self._unlabelled = min(self._unlabelled, length)
 
-    def record(self, entry: dict) -> None:
+    def record(self, entry: dict, origin=None) -> None:
         BUDGET.event(None)
+        self.origin = origin
         if self.file is None:
             if self.rolls_only and entry["type"] != "roll":
                 return
@@ -142,7 +146,7 @@ class EventLog:
             BUDGET.write(len(line))
             self.file.write(line)
 
-    def record_event(self, name: str, args: dict, settled: bool = False) -> None:
+    def record_event(self, name: str, args: dict, settled: bool = False, origin=None) -> None:
         """``record({"type": "event", "event": name, "args": labels of args})``, the commonest
         entry, with its line written around the encoded arguments: the same text (keys in sorted
         order: args, event, round, seq, turn, type) without sorting and encoding the frame each
@@ -150,6 +154,7 @@ class EventLog:
         wait until the entries are read; ``args`` must then not change either."""
         if self.rolls_only and self.file is None:
             return
+        self.origin = origin
         game = self.state.game
         seq, rnd, turn = len(self._entries) + 1, game["round"], game["turn"]
         if self.defer_labels and self.file is None:

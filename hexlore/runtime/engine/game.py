@@ -283,7 +283,7 @@ class Game:
         entry = {"type": "roll", "die": die.name, "faces": [f.name if type(f) is FaceSpec else shown(f) for f in faces]}
         if forced:
             entry["forced"] = True
-        self.events.record(entry)
+        self.events.record(entry, origin)
         return list(faces)
 
     def decide(self, name: str, side, options: list, scores, default, origin) -> int:
@@ -304,7 +304,7 @@ class Game:
                  "options": len(options)}
         if scripted:
             entry["scripted"] = True
-        self.events.record(entry)
+        self.events.record(entry, origin)
         return index
 
     # ------------------------------------------------------------ playing

@@ -66,3 +66,17 @@ def rule_error(exc: BaseException) -> RuleError | None:
         return RuleError("division by zero", origin)
     return RuleError(f"rules failed at run time: {exc!r}", origin,
                      "please report this: the compiler let an ill-typed rule through")
+
+
+def current_origin(frame) -> "ir.Origin | None":
+    """Where in the rules the code running at ``frame`` (a Python frame, e.g. of a built-in
+    the rules called) was called from: the IR node of the innermost generated frame around it.
+    For a reader outside the hot path (a replay page names the rule of each roll)."""
+    while frame is not None:
+        compiled = LINE_TABLES.get(frame.f_code.co_filename)
+        if compiled is not None:
+            table, line = compiled.nodes, frame.f_lineno
+            node = table[line - 1] if line is not None and 0 < line <= len(table) else None
+            return getattr(node, "origin", None)
+        frame = frame.f_back
+    return None

@@ -262,7 +262,7 @@ def emitter_def(program: "Program", identifier: str, event: str) -> ast.Function
     spec = program.rules.events[event]
     settled = all(p.type.name not in ("list", "any") for p in spec.params)
     inner.append(ast.Expr(call(attr(attr(CONTEXT, "events"), "record_event"), ast.Constant(event), attr(record, "args"),
-                               ast.Constant(settled))))
+                               ast.Constant(settled), name("t_origin"))))
     if table:
         chain: list[ast.stmt] = []
         for t in reversed(table.instead):
