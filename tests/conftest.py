@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 from pathlib import Path
 
 import pytest
@@ -30,3 +31,20 @@ def compile_text(tmp_path: Path, text: str, name: str = "snippet.lore"):
     file = tmp_path / name
     file.write_text(text, encoding="utf-8")
     return compile_packs([str(file)])
+
+
+#: set by .ci/run, which installs every system program the tests drive: a missing one is then a
+#: failure, never a skip
+TOOLS_REQUIRED = os.environ.get("HEXLORE_SYSTEM_TOOLS") == "required"
+
+
+def need_program(found: bool, what: str, install: str, module_level: bool = False) -> None:
+    """Skip a test that drives a real system program (tmux, Chromium, Node.js) where it is not
+    installed, saying how to install it; fail instead under .ci/run (HEXLORE_SYSTEM_TOOLS=required)."""
+    if found:
+        return
+    message = (f"{what} is not installed here ({install}): this test drives the real program, "
+               "so it cannot run without it")
+    if TOOLS_REQUIRED:
+        pytest.fail(message + "; .ci/run installs it", pytrace=False)
+    pytest.skip(message, allow_module_level=module_level)

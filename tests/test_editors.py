@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, need_program
 
 from hexlore.compiler.builtins import BUILTINS
 
@@ -116,8 +116,7 @@ console.log(JSON.stringify(made));
 
 def test_the_client_starts_hexlore_lsp_for_lore_files():
     node = shutil.which("node")
-    if node is None:
-        pytest.skip("Node.js is not installed")
+    need_program(node is not None, "Node.js", "apt-get install nodejs")
     done = subprocess.run([node, "-e", STUBBED, str(VSCODE / "extension.js")], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0, done.stderr

@@ -20,15 +20,14 @@ from pathlib import Path
 
 import pytest
 
+from conftest import need_program
+
 TMUX = shutil.which("tmux")
 
 
 @pytest.fixture
 def terminal():
-    if TMUX is None:
-        if os.environ.get("CI"):
-            pytest.fail("tmux is missing: .ci/run installs it (apt-get install tmux)")
-        pytest.skip("tmux is not installed")
+    need_program(TMUX is not None, "tmux", "apt-get install tmux")
     folder = Path(tempfile.mkdtemp(prefix="hexlore-tmux-"))  # short: a socket path has at most ~100 bytes
     term = Terminal(folder)
     try:

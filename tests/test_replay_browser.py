@@ -8,7 +8,7 @@ tests/fixtures/replay/spider_ford_7_step_19.png within a small tolerance, and a 
 page must step without delay.
 
 Chromium and chromedriver come from the distribution (``.ci/run`` installs them). Where they
-are missing these tests are skipped, unless HEXLORE_BROWSER_TESTS=required (set by .ci/run),
+are missing these tests are skipped, unless HEXLORE_SYSTEM_TOOLS=required (set by .ci/run),
 which makes a missing browser a failure. To accept a deliberate change of the page's look,
 delete the golden PNG and run the tests once (it is written, and the test fails to say so).
 """
@@ -16,30 +16,24 @@ delete the golden PNG and run the tests once (it is written, and the test fails 
 from __future__ import annotations
 
 import importlib.util
-import os
 import shutil
 import time
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, need_program
 from hexlore import api
 from hexlore.replay.make import page_of, play_recorded
 from replay_browser import CHROMIUM, DRIVER, chromium, press, screenshot
 from test_replay import engine_positions
 
-REQUIRED = os.environ.get("HEXLORE_BROWSER_TESTS") == "required"
-if importlib.util.find_spec("selenium") is None:  # in the 'test' extra; without it, as without a browser
-    if REQUIRED:
-        raise RuntimeError("HEXLORE_BROWSER_TESTS=required but selenium is not installed")
-    pytest.skip("selenium is not installed (pip install '.[test]')", allow_module_level=True)
+# selenium is in the 'test' extra; without it, as without a browser
+need_program(importlib.util.find_spec("selenium") is not None, "selenium", "pip install '.[test]'", module_level=True)
 
 GOLDEN = ROOT / "tests" / "fixtures" / "replay" / "spider_ford_7_step_19.png"
 
-if not (CHROMIUM and DRIVER):
-    if REQUIRED:
-        raise RuntimeError("HEXLORE_BROWSER_TESTS=required but chromium or chromedriver is missing")
-    pytest.skip("no chromium and chromedriver (apt-get install chromium chromium-driver)", allow_module_level=True)
+need_program(bool(CHROMIUM and DRIVER), "Chromium with chromedriver", "apt-get install chromium chromium-driver",
+             module_level=True)
 
 
 @pytest.fixture(scope="module")
