@@ -381,12 +381,13 @@ def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", s
 def _bad_players(policies: dict[str, str] | None, sides: list[str]) -> str | None:
     """What is wrong with a sweep's players, if anything: a side the scenario lacks, a player
     that cannot play unattended (a human), a search budget out of range."""
+    from .runtime.engine.policies import POLICY_NAMES
     from .runtime.engine.search import parse_search
 
     for side, name in (policies or {}).items():
         if side != "all" and side not in sides:
             return f"'{side}' is not a side of this scenario (its sides: {', '.join(sides)}; 'all' for every side)"
-        if name not in ("random", "greedy", "first", "scripted") and parse_search(name) is None:
+        if name not in POLICY_NAMES and parse_search(name) is None:
             return f"'{name}' cannot play a sweep's games (a sweep plays unattended)"
     return None
 

@@ -64,6 +64,16 @@ class Fieldwise:
         self.diags.append(error(code, message, file, span, hint))
 
     # ------------------------------------------------------------ traits
+    def _once(self, props, owner: str, file: str):
+        """The props of one declaration, each field's first only: a second is reported."""
+        seen: set[str] = set()
+        for prop in props:
+            if prop.name in seen:
+                self._err(DUPLICATE, f"{owner} sets '{prop.name}' twice", file, prop.span, "keep one of them")
+                continue
+            seen.add(prop.name)
+            yield prop
+
     def trait(self, key: str, layers: list[Layer]) -> TraitSpec:
         """The trait ``key``: its included traits and values, over every layer."""
         inner: list[str] = []
@@ -75,13 +85,7 @@ class Fieldwise:
                 found = self.trait_key(ctx, t, word_span(self.rules, layer.file, decl.span, t))
                 if (found or t) not in inner:
                     inner.append(found or t)
-            seen: set[str] = set()
-            for p in decl.props:
-                if p.name in seen:
-                    self._err(DUPLICATE, f"trait '{key}' sets '{p.name}' twice", layer.file, p.span,
-                              "keep one of them")
-                    continue
-                seen.add(p.name)
+            for p in self._once(decl.props, f"trait '{key}'", layer.file):
                 x, t = self.lowerer.expr(ctx, Scope(), p.value)
                 values[p.name] = x
                 self.trait_types[(key, p.name)] = (t, p.value.span, layer.file, layer.pack)
@@ -187,13 +191,7 @@ class Fieldwise:
         """The values one layer of a definition sets, over those before it."""
         decl: ast.Definition = layer.decl
         ctx = Context(layer.file, layer.pack, pure=True, what=f"{decl.kind} '{decl.name}'")
-        seen: set[str] = set()
-        for prop in decl.props:
-            if prop.name in seen:
-                self._err(DUPLICATE, f"{decl.kind} '{decl.name}' sets '{prop.name}' twice", layer.file, prop.span,
-                          "keep one of them")
-                continue
-            seen.add(prop.name)
+        for prop in self._once(decl.props, f"{decl.kind} '{decl.name}'", layer.file):
             spec = kind.fields.get(prop.name)
             value, t = self.lowerer.expr(ctx, Scope(), prop.value)
             if spec is None:

@@ -694,6 +694,14 @@ class Lowerer:
         return ir.Ask(node.decision, by, default, origin=o), BOOL
 
     # ------------------------------------------------------------ statements
+    def loop_body(self, ctx: Context, scope: Scope, body):
+        """A loop's body, where 'break' is allowed."""
+        ctx.in_loop += 1
+        try:
+            return self.block(ctx, scope, body)
+        finally:
+            ctx.in_loop -= 1
+
     def block(self, ctx: Context, scope: Scope, block: ast.Block) -> tuple[ir.S, ...]:
         inner = scope.child()
         out: list[ir.S] = []
@@ -753,24 +761,15 @@ class Lowerer:
                          type_hint(list_of(ANY), st))
             inner = scope.child()
             inner.names[node.var] = (st.item or ANY) if st.name == "list" else ANY
-            ctx.in_loop += 1
-            body = self.block(ctx, inner, node.body)
-            ctx.in_loop -= 1
-            return ir.ForEach(node.var, source, body, origin=o)
+            return ir.ForEach(node.var, source, self.loop_body(ctx, inner, node.body), origin=o)
         if isinstance(node, ast.Repeat):
             times, tt = self.expr(ctx, scope, node.times)
             self.expect(ctx, INT, tt, node.times.span, "a 'repeat' count")
-            ctx.in_loop += 1
-            body = self.block(ctx, scope, node.body)
-            ctx.in_loop -= 1
-            return ir.Repeat(times, body, origin=o)
+            return ir.Repeat(times, self.loop_body(ctx, scope, node.body), origin=o)
         if isinstance(node, ast.While):
             cond, ct = self.expr(ctx, scope, node.cond)
             self.expect(ctx, BOOL, ct, node.cond.span, "a 'while' condition")
-            ctx.in_loop += 1
-            body = self.block(ctx, scope, node.body)
-            ctx.in_loop -= 1
-            return ir.While(cond, body, origin=o)
+            return ir.While(cond, self.loop_body(ctx, scope, node.body), origin=o)
         if isinstance(node, ast.Require):
             cond, ct = self.expr(ctx, scope, node.cond)
             self.expect(ctx, BOOL, ct, node.cond.span, "a 'require' condition")
