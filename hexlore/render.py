@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterable
 from xml.sax.saxutils import escape, quoteattr
 
 from .look import Look
@@ -56,12 +57,19 @@ def _terrain_of(state: GameState, h: Hex) -> str:
     return getattr(terrain, "name", None) or "none"
 
 
-def terrain_colours(state: GameState, look: Look | None = None) -> dict[str, str]:
+def terrain_colours(state: GameState, look: Look | None = None, terrains: dict[str, str] | None = None,
+                    also: Iterable[str] = ()) -> dict[str, str]:
     """A fill per terrain on the board, the most common first, ties by name: the look's colour,
-    else one the terrain's name suggests, else the next of a pale palette."""
+    else one the terrain's name suggests, else the next of a pale palette. ``terrains``: hex
+    label -> terrain name to count instead of the state's; ``also``: terrains met at other times
+    of a game (placed and removed in play), after those on the board."""
     look = look or Look()
-    counts = Counter(_terrain_of(state, h) for h in state.board)
+    if terrains is None:
+        counts = Counter(_terrain_of(state, h) for h in state.board)
+    else:
+        counts = Counter(terrains.values())
     ranked = sorted(counts, key=lambda name: (-counts[name], name))
+    ranked += sorted(set(also) - set(counts))
     return {name: look.terrain_colour(name, i) for i, name in enumerate(ranked)}
 
 
@@ -86,9 +94,11 @@ def strength_fields(unit: Unit, look: Look) -> list[tuple[str, int]]:
 
 
 def board_svg(state: GameState, title: str = "", size: float = 26.0, look: Look | None = None,
-              units: bool = True) -> str:
+              units: bool = True, terrains: dict[str, str] | None = None, also: Iterable[str] = ()) -> str:
     """The position as an SVG document (text), identical for identical positions and looks;
-    ``units=False`` draws the board alone (a replay draws the units of each step itself)."""
+    ``units=False`` draws the board alone (a replay draws the units of each step itself).
+    ``terrains`` and ``also`` as :func:`terrain_colours` (a replay draws the board as it began,
+    with a colour for every terrain the game will show)."""
     look = look or Look()
     board = state.board
     hexes = sorted(board, key=lambda h: (h.r, h.q))
@@ -98,7 +108,7 @@ def board_svg(state: GameState, title: str = "", size: float = 26.0, look: Look 
     top = min(y for _, y in centres.values()) - margin - (size if title else 0)
     right = max(x for x, _ in centres.values()) + margin
     bottom = max(y for _, y in centres.values()) + margin
-    fills = terrain_colours(state, look)
+    fills = terrain_colours(state, look, terrains, also)
     sides = side_colours(state, look)
     legend_rows = len(fills) + len(sides)
     height = bottom - top + legend_rows * size * 0.8 + size * 0.4
@@ -110,8 +120,8 @@ def board_svg(state: GameState, title: str = "", size: float = 26.0, look: Look 
                    f'font-weight="bold">{escape(title)}</text>')
     for h in hexes:
         x, y = centres[h]
-        terrain = _terrain_of(state, h)
         label = board.label(h)
+        terrain = _terrain_of(state, h) if terrains is None else terrains[label]
         out.append(f'<polygon data-hex={quoteattr(label)} data-terrain={quoteattr(terrain)} '
                    f'points="{_corners(x, y, size)}" fill="{fills[terrain]}" stroke="#555" stroke-width="1"/>')
         out.append(f'<text x="{_n(x)}" y="{_n(y - size * 0.55)}" font-size="{_n(size * 0.3)}" '

@@ -18,7 +18,7 @@ from conftest import ROOT
 from hexlore import api
 from hexlore.cli import main
 from hexlore.look import Look, LookError, look_of, read_look_file
-from hexlore.replay.make import ReplayMismatch, play_recorded, replay_log
+from hexlore.replay.make import ReplayMismatch, page_of, play_recorded, replay_log
 from hexlore.replay.record import positions
 from hexlore.runtime.engine.game import Game
 
@@ -87,6 +87,52 @@ def test_the_positions_agree_with_what_the_log_says(spider7):
             assert earlier - now == count
             losses += 1
     assert moves > 10 and losses > 3
+
+
+def test_a_move_carries_the_hexes_it_went_through(spider7):
+    """``move(u, h, via: path)`` in BattleLore's move: each such frame change holds a chain of
+    adjacent hexes from where the unit stood to where it stands, and the log says it moved there."""
+    _, recording = spider7
+    shown = positions(recording)
+    board = recording.state.board
+    ways = 0
+    long_ways = 0
+    for k, frame in enumerate(recording.frames):
+        for change in frame:
+            if len(change) < 5:
+                continue
+            i, where, _, _, way = change
+            uid = recording.units[i]["id"]
+            before = shown[k - 1][uid][0]
+            chain = [board.parse_label(label) for label in [before, *way]]
+            assert all(a.distance(b) == 1 for a, b in zip(chain, chain[1:])), (k, uid, before, way)
+            assert way[-1] == where
+            moved = [json.loads(line) for line in recording.lines[k - 1:k + 1]]
+            assert any(e.get("event") == "unit_moved" and e["args"]["unit"] == uid and e["args"]["to"] == where
+                       and e["args"]["from"] == before for e in moved), (k, uid)
+            ways += 1
+            long_ways += len(way) >= 2
+    assert ways > 10 and long_ways >= 1
+
+
+def test_terrain_placed_in_play_is_shown_from_the_step_it_was_placed():
+    """A command tent deployed during the game (set_terrain): the board starts with the hex's
+    own terrain and the tent appears on the frame the tent_deployed entry shows."""
+    loaded = api.open_scenario("battlelore/ford_campaign/haunted_crossing")
+    _, recording, diagnostics, _ = play_recorded(loaded, seed=1)
+    assert recording is not None, diagnostics
+    deployed = [(k, json.loads(line)["args"]["hex"]) for k, line in enumerate(recording.lines, 1)
+                if json.loads(line).get("event") == "tent_deployed"]
+    assert len(deployed) == 2
+    for k, hex_label in deployed:
+        assert recording.terrain_at_start[hex_label] != "command_tent"
+        assert [hex_label, "command_tent"] in recording.terrain_changes[k - 1]
+    assert sum(len(c) for c in recording.terrain_changes.values()) == 2
+    page = page_of(loaded, recording)
+    for _, hex_label in deployed:  # drawn as it began; the tent has a colour and a legend row
+        start = re.search(rf'<polygon data-hex="{hex_label}" data-terrain="([a-z_]+)"', page).group(1)
+        assert start == recording.terrain_at_start[hex_label]
+    assert ">command_tent</text>" in page
 
 
 def test_run_html_leaves_the_log_as_it_was_and_replay_makes_the_same_page(tmp_path):

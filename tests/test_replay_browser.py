@@ -16,6 +16,7 @@ delete the golden PNG and run the tests once (it is written, and the test fails 
 from __future__ import annotations
 
 import importlib.util
+import json
 import shutil
 import time
 
@@ -116,6 +117,44 @@ def test_rolls_show_their_faces_and_decisions_what_was_offered(browser, tmp_path
     rule, line = browser.execute_script("var r = document.querySelector('#detail .rule');"
                                         " return [r.dataset.rule, r.dataset.line];")
     assert rule.startswith(("procedure ", "trigger ", "function ")) and int(line) > 0  # the rule that asked
+
+
+def test_moves_show_their_way_and_terrain_changes_with_the_step(browser, tmp_path):
+    from selenium.webdriver.common.keys import Keys
+
+    def way_shown():
+        return browser.execute_script(
+            "return [Array.from(document.querySelectorAll('polygon.path')).map(function (p) { return p.dataset.hex; })"
+            ".sort(), Array.from(document.querySelectorAll('#paths polyline')).map(function (l) {"
+            " return [l.dataset.unit, l.dataset.way]; })];")
+
+    path, recording = _page(tmp_path, "battlelore/spider_ford", 7)
+    k, change = next((k, c) for k, frame in enumerate(recording.frames) for c in frame if len(c) > 4 and len(c[4]) >= 2)
+    uid = recording.units[change[0]]["id"]
+    browser.get(path.as_uri())
+    press(browser, Keys.ARROW_RIGHT, k)
+    assert way_shown() == [sorted(change[4]), [[uid, " ".join(change[4])]]]
+    press(browser, Keys.ARROW_RIGHT, 1)  # the entry announcing the move still shows its way
+    assert json.loads(recording.lines[k])["event"] == "unit_moved"
+    assert way_shown()[1] == [[uid, " ".join(change[4])]]
+    press(browser, Keys.HOME, 1)
+    assert way_shown() == [[], []]
+
+    path, recording = _page(tmp_path, "battlelore/ford_campaign/haunted_crossing", 1, name="tent.html")
+    step, changes = min(recording.terrain_changes.items())
+    hex_label = changes[0][0]
+    browser.get(path.as_uri())
+
+    def terrain_at(step: int) -> list:
+        browser.execute_script(f"document.getElementById('slider').value = '{step}';"
+                               "document.getElementById('slider').dispatchEvent(new Event('input'));")
+        return browser.execute_script(f"var p = document.querySelector('polygon[data-hex=\"{hex_label}\"]');"
+                                      " return [p.dataset.terrain, p.getAttribute('fill')];")
+
+    before, at, after = terrain_at(step - 1), terrain_at(step), terrain_at(len(recording.lines))
+    assert before[0] == recording.terrain_at_start[hex_label] and at[0] == after[0] == "command_tent"
+    assert before[1] != at[1]
+    assert terrain_at(0) == before  # and back
 
 
 def test_a_screenshot_of_a_step_matches_the_golden_picture(browser, tmp_path):

@@ -7,6 +7,7 @@ import io
 import pytest
 
 from conftest import ROOT, compile_text
+from hexlore.runtime.engine.bounds import RuleError
 from hexlore.runtime.engine.game import Game, RuntimeRuleError
 from hexlore.runtime.scenarios.loader import load_scenario, load_scenario_text
 
@@ -200,6 +201,24 @@ procedure park_and_return(u: unit, h: hex) "test entry" {
                        {"on_board": total, "roster": total, "alive": True},
                        {"on_board": total - 1, "roster": total, "alive": False}]
     assert game.state.units["n_left"].hex is None
+
+
+def test_a_move_via_a_way_that_does_not_end_where_it_moves_is_a_rule_error(tmp_path, ford):
+    rules = compile_text(tmp_path, """
+pack ways
+use battlelore.creatures
+procedure walk(u: unit, h: hex, way: list of hex) "test entry" { move(u, h, via: way) }
+""")
+    assert rules.ok, [d.headline() for d in rules.diagnostics]
+    game = Game(rules, ford, seed=1)
+    unit, board = game.state.units["n_left"], game.state.board
+    a1, b1, c1 = (board.parse_label(x) for x in ("A1", "B1", "C1"))
+    game.call_procedure("walk", [unit, b1, [a1, b1]])
+    assert unit.hex == b1
+    with pytest.raises(RuleError) as failure:
+        game.call_procedure("walk", [unit, c1, [a1, b1]])
+    assert "via must be hexes of the board ending on the hex moved to" in str(failure.value)
+    assert unit.hex == b1
 
 
 def test_winner_is_none_until_a_side_wins(tmp_path, ford):

@@ -191,7 +191,10 @@ BUILTINS: dict[str, Builtin] = {b.name: b for b in [
     _b("enemies", [("unit", UNIT)], list_of(UNIT), doc="Units of the other sides."),
     _b("sides", [], list_of(SIDE), doc="Sides in turn order."),
     _b("opponent", [("side", SIDE)], SIDE, doc="The next other side in turn order."),
-    _b("move", [("unit", UNIT), ("h", HEX)], None, EFFECT, doc="Place the unit on the hex."),
+    _b("move", [("unit", UNIT), ("h", HEX), ("via", list_of(HEX))], None, EFFECT,
+       doc="Place the unit on the hex; `via:` the hexes it went through, ending on that hex (a "
+           "replay marks them; the rules never read them).",
+       defaults=(("via", None),)),
     _b("remove_unit", [("unit", UNIT)], None, EFFECT, doc="Take the unit off the board."),
     _b("set_terrain", [("h", HEX), ("terrain", Type("terrain"))], None, EFFECT,
        doc="Give the hex another terrain (a piece placed or removed during play)."),

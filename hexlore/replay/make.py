@@ -94,4 +94,5 @@ def replay_log(log_lines: list[str], loaded, seed: int | None = None, policies: 
     recording.lines = played[:kept]
     recording.frames = recording.frames[:kept + 1]
     recording.origins = recording.origins[:kept]
+    recording.terrain_changes = {k: v for k, v in recording.terrain_changes.items() if k <= kept}
     return Replay(page_of(loaded, recording), recording)

@@ -3,7 +3,8 @@
 Everything the page needs is inside it (the board as inline SVG, the CSS, ``viewer.js`` and
 the data as JSON in a ``<script type="application/json">``), so it opens from disk with no
 server and no network. The board's terrain is drawn here by hexlore/render.py in the packs'
-look; the viewer draws each step's units from the frames, the same way render.py draws them.
+look, as it was before the first entry; the viewer recolours the hexes whose terrain changed
+and draws each step's units from the frames, the same way render.py draws them.
 The page is the same bytes for the same game and look.
 """
 
@@ -14,7 +15,7 @@ from html import escape
 from importlib import resources
 
 from ..look import Look
-from ..render import board_svg, centres, side_colours, unit_mark
+from ..render import board_svg, centres, side_colours, terrain_colours, unit_mark
 from .record import Recording, positions
 
 BOARD_SIZE = 26.0
@@ -62,16 +63,28 @@ def page_data(recording: Recording, look: Look, where: list | None = None) -> di
             "frames": recording.frames, "units": units, "size": BOARD_SIZE,
             "centres": {k: list(v) for k, v in centres(state, BOARD_SIZE).items()},
             "strength": look.strength if look.strength is not None else default_strength(recording),
-            "faces": dict(look.faces), "where": where or [None] * len(recording.lines)}
+            "faces": dict(look.faces), "where": where or [None] * len(recording.lines),
+            "terrain": {str(k): v for k, v in sorted(recording.terrain_changes.items())},
+            "fills": terrain_colours(state, look, recording.terrain_at_start or None, later_terrains(recording))}
+
+
+def later_terrains(recording: Recording) -> list[str]:
+    """Terrains the game put on the board after it began, in the order they came."""
+    seen: dict[str, None] = {}
+    for _, changes in sorted(recording.terrain_changes.items()):
+        for _, name in changes:
+            seen.setdefault(name)
+    return list(seen)
 
 
 def replay_html(recording: Recording, look: Look, where: list | None = None) -> str:
     """The whole page (text)."""
     state = recording.state
     assert state is not None
-    board = board_svg(state, "", BOARD_SIZE, look, units=False)
+    board = board_svg(state, "", BOARD_SIZE, look, units=False, terrains=recording.terrain_at_start or None,
+                      also=later_terrains(recording))
     board = board.replace("<svg ", '<svg id="board" ', 1).replace(
-        "</svg>", '<g id="units"></g>\n</svg>', 1)
+        "</svg>", '<g id="paths"></g>\n<g id="units"></g>\n</svg>', 1)
     title = escape(recording.title)
     return (PAGE.replace("@TITLE@", title)
             .replace("@CSS@", _asset("viewer.css"))

@@ -18,8 +18,14 @@ from typing import IO
 from ..runtime.engine.compiled.locate import current_origin
 from ..runtime.engine.state import GameState
 
-#: one unit's part of a frame: its index, hex label (None: off the board), alive, changed numbers
+#: one unit's part of a frame: its index, hex label (None: off the board), alive, changed numbers,
+#: and, when the rules said which way it went (``move(u, h, via: path)``), the hexes it entered
 UnitChange = list
+
+
+def terrain_name(state: GameState, h) -> str:
+    terrain = state.hex_fields.get(h, {}).get("terrain")
+    return getattr(terrain, "name", None) or "none"
 
 
 def numbers_of(fields: dict) -> dict[str, int]:
@@ -44,12 +50,22 @@ class Recorder:
         #: per line: (file, line, column) of the rule that made the entry, or None
         self.origins: list[tuple | None] = []
         self.events = None
+        #: hex label -> terrain name before the first entry
+        self.terrain_at_start: dict[str, str] = {}
+        #: frame index -> [[hex label, terrain name], ...] of the hexes whose terrain changed
+        self.terrain_changes: dict[int, list[list[str]]] = {}
+        self._terrain: dict = {}
 
     def watch(self, state: GameState, events=None) -> None:
         """Follow ``state``; ``events`` (the game's EventLog) says where each entry comes from."""
         self.state = state
         self.events = events
         self.unit_ids = list(state.units)
+        if events is not None:
+            events.paths = {}
+        board = state.board
+        self.terrain_at_start = {board.label(h): terrain_name(state, h) for h in board}
+        self._terrain = {h: state.hex_fields.get(h, {}).get("terrain") for h in board}
 
     def _note(self) -> None:
         state = self.state
@@ -61,6 +77,7 @@ class Recorder:
             self.unit_ids.extend([uid for uid in units if uid not in known])
         changes: list[UnitChange] = []
         last = self._last
+        paths = getattr(self.events, "paths", None) or {}
         for i, uid in enumerate(self.unit_ids):
             unit = units.get(uid)
             if unit is None:
@@ -73,12 +90,33 @@ class Recorder:
                 changes.append([i, now[0], now[1], now[2]])
             elif before != now:
                 changed = {k: v for k, v in now[2].items() if before[2].get(k) != v}
-                changes.append([i, now[0], now[1], changed])
+                change = [i, now[0], now[1], changed]
+                via = paths.get(uid)
+                if via and now[0] is not None and now[0] != before[0] and board.label(via[-1]) == now[0]:
+                    change.append([board.label(h) for h in via])
+                changes.append(change)
             if i < len(last):
                 last[i] = now
             else:
                 last.append(now)
+        if paths:
+            paths.clear()
         self.frames.append(changes)
+        self._note_terrain()
+
+    def _note_terrain(self) -> None:
+        """Hexes whose terrain changed since the last line (a piece placed or removed in play)."""
+        state = self.state
+        changed = []
+        fields = state.hex_fields
+        known = self._terrain
+        for h, was in known.items():
+            now = fields.get(h, {}).get("terrain")
+            if now is not was:
+                known[h] = now
+                changed.append([state.board.label(h), terrain_name(state, h)])
+        if changed:
+            self.terrain_changes[len(self.frames) - 1] = changed
 
     def write(self, text: str) -> int:
         """Take one entry's line (the engine writes whole lines)."""
@@ -113,6 +151,8 @@ class Recording:
     units: list[dict] = field(default_factory=list)  # id, type, side of each unit, by index
     state: GameState | None = None  # the state at the end (the board, sides and terrain)
     origins: list[tuple | None] = field(default_factory=list)  # per line: (file, line, column)
+    terrain_at_start: dict[str, str] = field(default_factory=dict)  # hex label -> terrain name
+    terrain_changes: dict[int, list] = field(default_factory=dict)  # frame -> [[hex, terrain], ...]
 
 
 def recording_of(recorder: Recorder, title: str) -> Recording:
@@ -123,7 +163,8 @@ def recording_of(recorder: Recorder, title: str) -> Recording:
         unit = state.units.get(uid)
         units.append({"id": uid, "type": unit.definition.name if unit else "?",
                       "side": unit.side.name if unit else "?"})
-    return Recording(title, recorder.lines, recorder.frames, units, state, recorder.origins)
+    return Recording(title, recorder.lines, recorder.frames, units, state, recorder.origins,
+                     recorder.terrain_at_start, recorder.terrain_changes)
 
 
 def positions(recording: Recording) -> list[dict[str, tuple]]:
@@ -132,7 +173,7 @@ def positions(recording: Recording) -> list[dict[str, tuple]]:
     out = []
     now: dict[str, tuple] = {}
     for changes in recording.frames:
-        for i, where, alive, numbers in changes:
+        for i, where, alive, numbers, *_ in changes:
             uid = recording.units[i]["id"]
             old = now.get(uid, (None, False, {}))
             now[uid] = (where, alive, {**old[2], **numbers})

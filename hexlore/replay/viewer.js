@@ -21,6 +21,13 @@
   }
   while (states.length < last + 1) { states.push(now); }  // a game stopped early
 
+  // moves[k]: [[unit index, hexes entered], ...] for the moves whose way the rules gave
+  var moves = data.frames.map(function (frame) {
+    return frame.filter(function (c) { return c.length > 4; }).map(function (c) { return [c[0], c[4]]; });
+  });
+  // Terrain changed in play: the hexes concerned, and what each had before the first entry.
+  var terrainSteps = Object.keys(data.terrain).map(Number).sort(function (a, b) { return a - b; });
+
   function esc(text) {
     return String(text).replace(/[&<>"']/g, function (ch) {
       return {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"}[ch];
@@ -73,8 +80,57 @@
 
   var board = document.getElementById("board");
   var unitLayer = document.getElementById("units");
+  var pathLayer = document.getElementById("paths");
   var polygons = {};
   board.querySelectorAll("polygon[data-hex]").forEach(function (p) { polygons[p.getAttribute("data-hex")] = p; });
+  var startTerrain = {};
+  terrainSteps.forEach(function (k) {
+    data.terrain[k].forEach(function (c) {
+      if (!(c[0] in startTerrain)) { startTerrain[c[0]] = polygons[c[0]].getAttribute("data-terrain"); }
+    });
+  });
+
+  function drawTerrain(step) {  // every hex that changes in play, as it is after entry `step`
+    var now = Object.assign({}, startTerrain);
+    for (var j = 0; j < terrainSteps.length && terrainSteps[j] <= step; j++) {
+      data.terrain[terrainSteps[j]].forEach(function (c) { now[c[0]] = c[1]; });
+    }
+    Object.keys(now).forEach(function (h) {
+      var p = polygons[h];
+      if (p.getAttribute("data-terrain") !== now[h]) {
+        p.setAttribute("data-terrain", now[h]);
+        p.setAttribute("fill", data.fills[now[h]] || "#ccc");
+      }
+    });
+  }
+
+  function pathsAt(step, marked) {  // moves shown at a step: its own, and those its entry names
+    var out = (moves[step] || []).slice();
+    if (step > 0) {
+      (moves[step - 1] || []).forEach(function (m) { if (marked.has(units[m[0]].id)) { out.push(m); } });
+    }
+    return out;
+  }
+
+  function drawPaths(step, marked) {
+    var shown = new Set(), lines = [];
+    pathsAt(step, marked).forEach(function (m) {
+      var before = step > 0 ? states[step - 1][m[0]] : null;
+      var hexes = (before && before[0] !== null ? [before[0]] : []).concat(m[1]);
+      m[1].forEach(function (h) { shown.add(h); });
+      var points = hexes.filter(function (h) { return data.centres[h]; }).map(function (h) {
+        return n(data.centres[h][0]) + "," + n(data.centres[h][1]);
+      });
+      lines.push('<polyline class="way" data-unit="' + esc(units[m[0]].id) + '" data-way="' + esc(m[1].join(" ")) +
+        '" points="' + points.join(" ") + '" fill="none" stroke="#e0007a" stroke-width="3" stroke-dasharray="6 4"' +
+        ' stroke-linecap="round" stroke-linejoin="round" opacity="0.8"/>');
+    });
+    pathLayer.innerHTML = lines.join("");
+    Object.keys(polygons).forEach(function (h) {
+      var p = polygons[h];
+      if (shown.has(h)) { p.classList.add("path"); } else if (p.classList.contains("path")) { p.classList.remove("path"); }
+    });
+  }
   var list = document.getElementById("entries");
   var detail = document.getElementById("detail");
   var slider = document.getElementById("slider");
@@ -146,6 +202,8 @@
       var p = polygons[h];
       if (marked.has(h)) { p.classList.add("marked"); } else if (p.classList.contains("marked")) { p.classList.remove("marked"); }
     });
+    drawTerrain(step);
+    drawPaths(step, marked);
     drawUnits(step, marked);
     detail.innerHTML = describe(step);
     slider.value = String(step);

@@ -373,7 +373,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         sides = state.sides
         return sides[(side.index + 1) % len(sides)]
 
-    def move(unit, h):
+    def move(unit, h, via=None):
         u = need_unit(unit)
         h = need_hex(h)
         if h not in board:
@@ -381,6 +381,13 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         if not u.alive:
             raise RuleError(f"unit '{u.id}' was eliminated: it cannot be moved back onto the board",
                             hint="set_aside(u) takes a unit off the board and keeps it alive")
+        if via:
+            if via[-1] != h or not all(step.__class__ is grid.Hex and step in board for step in via):
+                raise RuleError(f"move of '{u.id}': via must be hexes of the board ending on the hex moved to",
+                                hint="pass the path move_path gives for the same hex")
+            events = game.events
+            if events.paths is not None and events.file is not None:  # a game being recorded, not a future
+                events.paths[u.id] = tuple(via)
         state.place(u, h)
 
     def remove_unit(unit):

@@ -70,6 +70,9 @@ class EventLog:
         #: where in the rules the entry being recorded comes from (an ir.Origin, or None): read
         #: by whoever takes the lines (a replay page links each entry to its rule); not logged
         self.origin = None
+        #: unit id -> the hexes its last move went through (``move(u, h, via: path)``), kept
+        #: only while somebody reads them (a replay's recorder sets a dict); not logged
+        self.paths: dict | None = None
         self._hex_labels: dict[Hex, str] = {}  # the board never changes during a game
         self._quoted: dict[str, str] = {}  # event names as JSON strings
 
