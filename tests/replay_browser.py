@@ -2,7 +2,7 @@
 alone it makes the README's screenshot of a replay step::
 
     hexlore run battlelore/spider_ford --seed 7 --html replay.html
-    python tests/replay_browser.py replay.html 18 docs/replay_spider_ford_7.png
+    python tests/replay_browser.py replay.html 12 docs/replay_spider_ford_7.png
 
 The flags keep the browser from the network and from any profile but a fresh one.
 """

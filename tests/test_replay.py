@@ -115,6 +115,18 @@ def test_a_move_carries_the_hexes_it_went_through(spider7):
     assert ways > 10 and long_ways >= 1
 
 
+def test_each_decision_keeps_the_options_it_offered(spider7):
+    """The log keeps a decision's number of options; the page lists them, the choice among them."""
+    _, recording = spider7
+    decisions = [(k, json.loads(line)) for k, line in enumerate(recording.lines)
+                 if json.loads(line)["type"] == "decision"]
+    assert len(decisions) > 50 and set(recording.offered) == {k for k, _ in decisions}
+    for k, entry in decisions:
+        offered = recording.offered[k]
+        assert len(offered) == entry["options"] and entry["choice"] in offered, (k, entry)
+    assert max(len(o) for o in recording.offered.values()) > 10
+
+
 def test_terrain_placed_in_play_is_shown_from_the_step_it_was_placed():
     """A command tent deployed during the game (set_terrain): the board starts with the hex's
     own terrain and the tent appears on the frame the tent_deployed entry shows."""

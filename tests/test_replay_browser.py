@@ -114,6 +114,16 @@ def test_rolls_show_their_faces_and_decisions_what_was_offered(browser, tmp_path
     offered, taken = browser.execute_script("return [document.querySelector('#detail .offered').textContent,"
                                             " document.querySelector('#detail .choice').textContent];")
     assert offered == str(entries[decision - 1]["options"]) and taken == str(entries[decision - 1]["choice"])
+    chips, chosen = browser.execute_script(
+        "return [Array.from(document.querySelectorAll('#detail .option')).map(function (o) { return o.textContent; }),"
+        " Array.from(document.querySelectorAll('#detail .option.taken')).map(function (o) { return o.textContent; })];")
+    assert chips == [str(o) for o in recording.offered[decision - 1]] and chosen == [taken]
+    move = next(i for i, e in enumerate(entries, 1) if e.get("decision") == "move_to" and e["options"] > 3)
+    press(browser, Keys.HOME, 1)
+    press(browser, Keys.ARROW_RIGHT, move)
+    rings = browser.execute_script("return Array.from(document.querySelectorAll('polygon.option'))"
+                                   ".map(function (p) { return p.dataset.hex; }).sort();")
+    assert rings == sorted(recording.offered[move - 1])  # the hexes a move could end on
     rule, line = browser.execute_script("var r = document.querySelector('#detail .rule');"
                                         " return [r.dataset.rule, r.dataset.line];")
     assert rule.startswith(("procedure ", "trigger ", "function ")) and int(line) > 0  # the rule that asked

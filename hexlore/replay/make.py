@@ -95,4 +95,5 @@ def replay_log(log_lines: list[str], loaded, seed: int | None = None, policies: 
     recording.frames = recording.frames[:kept + 1]
     recording.origins = recording.origins[:kept]
     recording.terrain_changes = {k: v for k, v in recording.terrain_changes.items() if k <= kept}
+    recording.offered = {k: v for k, v in recording.offered.items() if k < kept}
     return Replay(page_of(loaded, recording), recording)

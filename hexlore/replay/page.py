@@ -65,6 +65,7 @@ def page_data(recording: Recording, look: Look, where: list | None = None) -> di
             "strength": look.strength if look.strength is not None else default_strength(recording),
             "faces": dict(look.faces), "where": where or [None] * len(recording.lines),
             "terrain": {str(k): v for k, v in sorted(recording.terrain_changes.items())},
+            "offered": {str(k): v for k, v in sorted(recording.offered.items())},
             "fills": terrain_colours(state, look, recording.terrain_at_start or None, later_terrains(recording))}
 
 

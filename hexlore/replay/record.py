@@ -55,6 +55,8 @@ class Recorder:
         #: frame index -> [[hex label, terrain name], ...] of the hexes whose terrain changed
         self.terrain_changes: dict[int, list[list[str]]] = {}
         self._terrain: dict = {}
+        #: line index -> the labels of the options a decision offered (the log has their number)
+        self.offered: dict[int, list] = {}
 
     def watch(self, state: GameState, events=None) -> None:
         """Follow ``state``; ``events`` (the game's EventLog) says where each entry comes from."""
@@ -63,6 +65,7 @@ class Recorder:
         self.unit_ids = list(state.units)
         if events is not None:
             events.paths = {}
+            events.keep_offered = True
         board = state.board
         self.terrain_at_start = {board.label(h): terrain_name(state, h) for h in board}
         self._terrain = {h: state.hex_fields.get(h, {}).get("terrain") for h in board}
@@ -127,6 +130,10 @@ class Recorder:
             origin = current_origin(sys._getframe(1))
         span = getattr(origin, "span", None)
         self.origins.append((origin.file, span.line, span.column) if span is not None and origin.file else None)
+        offered = getattr(self.events, "offered", None)
+        if offered is not None:
+            self.offered[len(self.lines) - 1] = offered
+            self.events.offered = None
         if self.inner is not None:
             self.inner.write(text)
         return len(text)
@@ -153,6 +160,7 @@ class Recording:
     origins: list[tuple | None] = field(default_factory=list)  # per line: (file, line, column)
     terrain_at_start: dict[str, str] = field(default_factory=dict)  # hex label -> terrain name
     terrain_changes: dict[int, list] = field(default_factory=dict)  # frame -> [[hex, terrain], ...]
+    offered: dict[int, list] = field(default_factory=dict)  # line -> the options a decision offered
 
 
 def recording_of(recorder: Recorder, title: str) -> Recording:
@@ -164,7 +172,7 @@ def recording_of(recorder: Recorder, title: str) -> Recording:
         units.append({"id": uid, "type": unit.definition.name if unit else "?",
                       "side": unit.side.name if unit else "?"})
     return Recording(title, recorder.lines, recorder.frames, units, state, recorder.origins,
-                     recorder.terrain_at_start, recorder.terrain_changes)
+                     recorder.terrain_at_start, recorder.terrain_changes, recorder.offered)
 
 
 def positions(recording: Recording) -> list[dict[str, tuple]]:

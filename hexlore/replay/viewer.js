@@ -175,9 +175,14 @@
       }).join("") + "</div>";
     }
     if (e.type === "decision") {
+      var offered = data.offered[String(step - 1)] || [], taken = shown(e.choice);
       return head + '<span class="kind">decision</span> ' + esc(e.decision) + " by " + esc(e.by) +
-        '<div>took <b class="choice">' + esc(shown(e.choice)) + '</b> of <b class="offered">' + e.options + "</b> option" +
-        (e.options === 1 ? "" : "s") + " offered</div>";
+        '<div>took <b class="choice">' + esc(taken) + '</b> of <b class="offered">' + e.options + "</b> option" +
+        (e.options === 1 ? "" : "s") + " offered</div>" + (offered.length ? '<div class="options">' +
+        offered.map(function (o) {
+          var text = shown(o);
+          return '<span class="option' + (text === taken ? " taken" : "") + '">' + esc(text) + "</span>";
+        }).join(" ") + "</div>" : "");
     }
     if (e.type === "event") {
       return head + '<span class="kind">' + esc(e.event) + "</span><ul>" + Object.keys(e.args).map(function (a) {
@@ -198,9 +203,12 @@
     var box = list.getBoundingClientRect(), r = item.getBoundingClientRect();
     if (r.top < box.top || r.bottom > box.bottom) { list.scrollTop = item.offsetTop - list.clientHeight / 2; }
     var marked = words(entries[step - 1]);
+    var offered = new Set(step > 0 ? (data.offered[String(step - 1)] || []).filter(function (o) {
+      return typeof o === "string"; }) : []);
     Object.keys(polygons).forEach(function (h) {
       var p = polygons[h];
       if (marked.has(h)) { p.classList.add("marked"); } else if (p.classList.contains("marked")) { p.classList.remove("marked"); }
+      if (offered.has(h)) { p.classList.add("option"); } else if (p.classList.contains("option")) { p.classList.remove("option"); }
     });
     drawTerrain(step);
     drawPaths(step, marked);

@@ -73,6 +73,10 @@ class EventLog:
         #: unit id -> the hexes its last move went through (``move(u, h, via: path)``), kept
         #: only while somebody reads them (a replay's recorder sets a dict); not logged
         self.paths: dict | None = None
+        #: the options of the decision being recorded, labelled, when somebody reads them
+        #: (``keep_offered``, a replay's recorder); the log keeps only their number
+        self.keep_offered = False
+        self.offered: list | None = None
         self._hex_labels: dict[Hex, str] = {}  # the board never changes during a game
         self._quoted: dict[str, str] = {}  # event names as JSON strings
 

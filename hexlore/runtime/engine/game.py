@@ -304,7 +304,10 @@ class Game:
                  "options": len(options)}
         if scripted:
             entry["scripted"] = True
-        self.events.record(entry, origin)
+        events = self.events
+        if events.keep_offered and events.file is not None:  # a game being recorded, not a future
+            events.offered = decision.labels if decision.labelled else [shown(o) for o in options]
+        events.record(entry, origin)
         return index
 
     # ------------------------------------------------------------ playing
