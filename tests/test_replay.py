@@ -107,12 +107,20 @@ def test_a_move_carries_the_hexes_it_went_through(spider7):
             chain = [board.parse_label(label) for label in [before, *way]]
             assert all(a.distance(b) == 1 for a, b in zip(chain, chain[1:])), (k, uid, before, way)
             assert way[-1] == where
-            moved = [json.loads(line) for line in recording.lines[k - 1:k + 1]]
-            assert any(e.get("event") == "unit_moved" and e["args"]["unit"] == uid and e["args"]["to"] == where
-                       and e["args"]["from"] == before for e in moved), (k, uid)
+            near = [json.loads(line) for line in recording.lines[max(0, k - 1):k + 1]]
+            told = [v for e in near for v in [*e.get("args", {}).values(), e.get("choice")]]
+            assert uid in told or where in told, (k, uid)  # the log tells of it: the unit or its new hex
             ways += 1
             long_ways += len(way) >= 2
     assert ways > 10 and long_ways >= 1
+    # and every move the log announces was drawn with its way (BattleLore passes it to each move)
+    for k, line in enumerate(recording.lines, 1):
+        entry = json.loads(line)
+        if entry.get("event") == "unit_moved":
+            uid = entry["args"]["unit"]
+            i = next(i for i, u in enumerate(recording.units) if u["id"] == uid)
+            drawn = [c for c in recording.frames[k - 1] + recording.frames[k] if c[0] == i and len(c) > 4]
+            assert drawn and drawn[0][4][-1] == entry["args"]["to"], (k, entry)
 
 
 def test_each_decision_keeps_the_options_it_offered(spider7):
