@@ -175,17 +175,15 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         if u.hex is None:
             return []
 
-        cost_of, stops_at = caller(cost), caller(stops)
-
-        def enter(frm, to):
-            if cost_of is None:  # no cost function: every hex costs one point
-                return 1
-            c = cost_of([u, to])
-            return None if c is None or c < 0 else c
-
-        result = movement.reachable(board, u.hex, int(budget), enter,
-                                    stops=None if never(stops) else lambda h: bool(stops_at([u, h])))
-        return sorted(result, key=lambda h: (result[h][0], h.r, h.q))
+        if cost is None:  # no cost function: every hex costs one point
+            enter, costs = (lambda _frm, to: 1), None
+        else:
+            cost_at, costs = per_hex(cost, u, lambda c: None if c is None or c < 0 else c)
+            enter = lambda _frm, to: cost_at(to)
+        stops_at, stop_answers = (None, None) if never(stops) else per_hex(stops, u, bool)
+        routes = movement.search(board, u.hex, int(budget), movement.MoveRules(
+            enter, stops=stops_at, costs=costs, stop_answers=stop_answers))
+        return movement.end_hexes(routes)
 
     # -- movement: searches, teleport, forced moves (hexlore/runtime/geometry/movement.py)
     def sharing(u):
@@ -220,14 +218,48 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
         return may_pass, (lambda h: not others(h))
 
+    index = movement.board_index(board)
+    hexes, number = index.hexes, index.number
+
+    def hex_answers(fn, u, convert) -> movement.HexAnswers:
+        """``convert(fn(u, h))`` by hex number, for a two-parameter function (a unit and a hex).
+        While the rules run the list is kept from one search to the next, in a memo table that
+        is forgotten when what ``fn`` reads changes (memo.py), and only then: a unit's step
+        costs and stopping hexes are asked once for many searches, not once per search."""
+        if memo.on:
+            table = memo.table("hex answers", (fn,), positions=False)
+            known = table.get(u)
+            if known is None:
+                known = table[u] = [movement.UNASKED] * len(hexes)
+        else:
+            known = [movement.UNASKED] * len(hexes)
+        call = game.search_caller2(fn)  # memoised: one answer serves hexes a function ignores
+
+        def ask(j):
+            return convert(call(u, hexes[j]))
+        return movement.HexAnswers(known, ask)
+
+    def per_hex(fn, u, convert):
+        """``(test(h), answers by hex number or None)`` for ``convert(fn(u, h))``: answers kept
+        across searches (:func:`hex_answers`) for a function of a unit and a hex."""
+        if game.function_arity(fn) == 2:
+            answers = hex_answers(fn, u, convert)
+            return (lambda h: answers(number[h])), answers
+        of = caller(fn)
+        return (lambda h: convert(of([u, h]))), None
+
+    def step_cost(c):
+        return None if c is None or c < 0 else int(c)
+
     def hex_cost(u, cost, may_pass):
-        """Step cost from a Lore function (negative: cannot enter), cached for one call. The
-        function takes ``(unit, hex)``, or ``(unit, from, to)`` when the step itself matters
-        (a cliff between two hexes)."""
-        cache = {}
+        """Step cost from a Lore function (negative: cannot enter), and who stands on the hex
+        (``may_pass``): ``(enter(frm, to), answers by hex number or None)``, asked once per hex
+        and call. The function takes ``(unit, hex)``, or ``(unit, from, to)`` when the step
+        itself matters (a cliff between two hexes)."""
         if cost is None:  # no cost function: every hex a unit may pass costs one point
-            return lambda _frm, to: 1 if may_pass(to) else None
+            return (lambda _frm, to: 1 if may_pass(to) else None), None
         if arity(cost, (2, 3), "(u: unit, h: hex) or (u: unit, from: hex, to: hex)") == 3:
+            cache = {}
             cost_of = caller(cost)
 
             def enter_step(frm, to):
@@ -236,18 +268,21 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
                     c = cost_of([u, frm, to])
                     cache[key] = None if c is None or c < 0 or not may_pass(to) else int(c)
                 return cache[key]
-            return enter_step
+            return enter_step, None
 
-        cost_of2 = game.search_caller2(cost)
+        # the terrain's part (kept across searches) and, for this call, who stands where:
+        # an occupied hex is asked again (may_pass), any other answers what the terrain says
+        terrain = hex_answers(cost, u, step_cost)
+        known = terrain.known.copy()
+        for h, here in state.occupants.items():
+            if here:
+                known[number[h]] = movement.UNASKED
 
-        def enter(_frm, to):
-            try:
-                return cache[to]
-            except KeyError:
-                c = cost_of2(u, to)
-                c = cache[to] = None if c is None or c < 0 or not may_pass(to) else int(c)
-                return c
-        return enter
+        def ask(j):
+            c = terrain(j)
+            return None if c is None or not may_pass(hexes[j]) else c
+        costs = movement.HexAnswers(known, ask)
+        return (lambda _frm, to: costs(number[to])), costs
 
     def zoc_rule(value):
         """The search's mode for a value of the built-in enum ``zoc`` (its ``ignore`` is the
@@ -279,15 +314,17 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         if u.hex is None:
             return u, {}
         may_pass, may_end = occupancy(u, passes)
-        stops_at, obstacle_at, controls_at = caller(stops), caller(obstacle), caller(controls)
+        obstacle_at, controls_at = caller(obstacle), caller(controls)
+        enter, costs = hex_cost(u, cost, may_pass)
         # a callback that is always false is left out: the search never asks it
+        stops_at, stop_answers = (None, None) if never(stops) else per_hex(stops, u, bool)
         rules = movement.MoveRules(
-            hex_cost(u, cost, may_pass),
-            stops=None if never(stops) else lambda h: bool(stops_at([u, h])),
+            enter,
+            stops=stops_at,
             can_end=may_end,
             obstacle=None if never(obstacle) else lambda a, b: bool(obstacle_at([u, a, b])),
             controlled=None if never(controls) else lambda h: bool(controls_at([u, h])),
-            zoc=zoc_rule(zoc))
+            zoc=zoc_rule(zoc), costs=costs, stop_answers=stop_answers)
         return u, movement.search(board, u.hex, max(0, int(budget)), rules)
 
     def move_options(unit, budget, cost, obstacle, stops, passes, controls, zoc):
@@ -317,7 +354,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         if u.hex is None:
             return []
         may_pass, may_end = occupancy(u, passes)
-        enter = hex_cost(u, cost, may_pass)
+        enter, _ = hex_cost(u, cost, may_pass)
 
         def step(frm, to):
             c = enter(frm, to)
