@@ -315,7 +315,7 @@ def search(board: Board, start: Hex, budget: int, rules: MoveRules) -> dict[Hex,
         return search_simple(board, start, budget, rules)
 
 
-def _path_less(parent: dict[int, int], depth: dict[int, int], u: int, w: int, v: int) -> bool:
+def _path_less(parent: list[int], depth: list[int], u: int, w: int, v: int) -> bool:
     """Is ``path(u) + [v]`` before ``path(w) + [v]``? States ``u != w``; ``v`` a hex number.
 
     A state's number is ``3 * hex + kind``, so ``state // 3`` is its hex number, and hex
@@ -365,18 +365,21 @@ def _search_fast(board: Board, start: Hex, budget: int, rules: MoveRules) -> dic
         stop_known = ask_stop = None
     ctl: dict[int, bool] = {}
     s0 = idx.number[start] * _KINDS + _GOES_ON
-    best: dict[int, int] = {s0: 0}
-    parent: dict[int, int] = {s0: -1}
-    depth: dict[int, int] = {s0: 0}
-    done: set[int] = set()
+    # per state (3 * hex number + kind): lists, which index faster than dicts hash
+    size = len(hexes) * _KINDS
+    best: list[int | None] = [None] * size
+    best[s0] = 0
+    parent = [-1] * size
+    depth = [0] * size
+    done = bytearray(size)
     settled: list[int] = []
     heap: list[tuple[int, int]] = [(0, s0)]
     pop, push = heapq.heappop, heapq.heappush
     while heap:
         cost, s = pop(heap)
-        if s in done:
+        if done[s]:
             continue
-        done.add(s)
+        done[s] = 1
         settled.append(s)
         i, kind = divmod(s, _KINDS)
         if kind != _GOES_ON:
@@ -428,9 +431,9 @@ def _search_fast(board: Board, start: Hex, budget: int, rules: MoveRules) -> dic
                                 continue
                             kind = _SPENT
             t = j * _KINDS + kind
-            if t in done:
+            if done[t]:
                 continue
-            known = best.get(t)
+            known = best[t]
             if known is None or new < known:
                 best[t] = new
                 parent[t] = s
