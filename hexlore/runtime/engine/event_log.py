@@ -59,19 +59,52 @@ class EventLog:
 
     def __init__(self, state: GameState, file: IO[str] | None = None):
         self.state = state
-        self.file = file
+        self._file = file
         self._entries: list[dict] = []
         self._unlabelled = 0  # entries before this one have their arguments labelled
-        #: label events when the entries are read rather than when they happen (no file only)
-        self.defer_labels = False
-        #: keep only the rolls (no file only): exact odds of a question that reads no event
-        #: keep what a failure's hint shows, the dice, and nothing the question never reads
-        self.rolls_only = False
+        self._defer_labels = False
+        self._rolls_only = False
+        self._deferring = False  # defer_labels, no file, every entry kept: the short way
         #: where in the rules the entry being recorded comes from (an ir.Origin, or None): read
         #: by whoever takes the lines (a replay page links each entry to its rule); not logged
         self.origin = None
         self._hex_labels: dict[Hex, str] = {}  # the board never changes during a game
         self._quoted: dict[str, str] = {}  # event names as JSON strings
+
+    @property
+    def file(self) -> IO[str] | None:
+        """The file the entries are written to as they come, if any."""
+        return self._file
+
+    @file.setter
+    def file(self, file: IO[str] | None) -> None:
+        self._file = file
+        self._settle()
+
+    @property
+    def defer_labels(self) -> bool:
+        """Label events when the entries are read rather than when they happen (no file only)."""
+        return self._defer_labels
+
+    @defer_labels.setter
+    def defer_labels(self, on: bool) -> None:
+        self._defer_labels = on
+        self._settle()
+
+    @property
+    def rolls_only(self) -> bool:
+        """Keep only the rolls (no file only): exact odds of a question that reads no event
+        keep what a failure's hint shows, the dice, and nothing the question never reads."""
+        return self._rolls_only
+
+    @rolls_only.setter
+    def rolls_only(self, on: bool) -> None:
+        self._rolls_only = on
+        self._settle()
+
+    def _settle(self) -> None:
+        # the one test the commonest entry of short runs (odds, Monte Carlo) needs
+        self._deferring = self._defer_labels and self._file is None and not self._rolls_only
 
     @property
     def entries(self) -> list[dict]:
@@ -85,7 +118,7 @@ class EventLog:
                     if entry[0] == _EVENT:
                         _, name, args, seq, rnd, turn = entry
                         entry = {"seq": seq, "round": rnd, "turn": turn, "type": "event", "event": name,
-                                 "args": {k: shown(v) for k, v in args.items()}}
+                                 "args": self._labelled(args)}
                     else:
                         _, fields, seq, rnd, turn = entry
                         entry = {"seq": seq, "round": rnd, "turn": turn, **fields}
@@ -120,6 +153,23 @@ class EventLog:
             return value
         return label(value, self.state.board)
 
+    def _labelled(self, args: dict) -> dict:
+        """``{k: shown(v)}``, with shown's commonest cases (a unit, a number, a hex already
+        labelled) written out: an event's arguments are labelled at every logged event."""
+        out = {}
+        hex_labels, shown = self._hex_labels, self.shown
+        for k, v in args.items():
+            cls = v.__class__
+            if cls is Unit:
+                out[k] = v.id
+            elif cls is int or cls is str or cls is bool or v is None:
+                out[k] = v
+            elif cls is Hex and v in hex_labels:
+                out[k] = hex_labels[v]
+            else:
+                out[k] = shown(v)
+        return out
+
     def __len__(self) -> int:
         return len(self._entries)
 
@@ -129,7 +179,9 @@ class EventLog:
         self._unlabelled = min(self._unlabelled, length)
 
     def record(self, entry: dict, origin=None) -> None:
-        BUDGET.event(None)
+        BUDGET.events -= 1  # BUDGET.event(None), its common case written out
+        if BUDGET.events < 0:
+            BUDGET.event(None)
         self.origin = origin
         if self.file is None:
             if self.rolls_only and entry["type"] != "roll":
@@ -152,6 +204,13 @@ class EventLog:
         order: args, event, round, seq, turn, type) without sorting and encoding the frame each
         time. ``settled``: no argument's label can change (no list), so with no file the labels
         wait until the entries are read; ``args`` must then not change either."""
+        if self._deferring:  # the short way of defer_labels below
+            self.origin = origin
+            game, entries = self.state.game, self._entries
+            if not settled:
+                args = {k: (_frozen(v) if v.__class__ is list else v) for k, v in args.items()}
+            entries.append((_EVENT, name, args, len(entries) + 1, game["round"], game["turn"]))
+            return
         if self.rolls_only and self.file is None:
             return
         self.origin = origin
@@ -162,8 +221,7 @@ class EventLog:
                 args = {k: (_frozen(v) if v.__class__ is list else v) for k, v in args.items()}
             self._entries.append((_EVENT, name, args, seq, rnd, turn))
             return
-        shown = self.shown
-        args = {k: shown(v) for k, v in args.items()}
+        args = self._labelled(args)
         entry = {"seq": seq, "round": rnd, "turn": turn, "type": "event", "event": name, "args": args}
         self._entries.append(entry)
         if self.file is None:
