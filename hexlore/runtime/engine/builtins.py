@@ -53,6 +53,20 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             raise RuleError("roll of no die")
         return game.roll(int(count), die)
 
+    def smallest(*xs):
+        if len(xs) == 2:  # min(a, b) of two ints, nearly every call: no generator, no num
+            a, b = xs
+            if a.__class__ is int and b.__class__ is int:
+                return a if a <= b else b
+        return min(num(x) for x in xs)
+
+    def largest(*xs):
+        if len(xs) == 2:
+            a, b = xs
+            if a.__class__ is int and b.__class__ is int:
+                return a if a >= b else b
+        return max(num(x) for x in xs)
+
     def groups(pool):
         return sorted(Counter(getattr(f, "name", f) for f in pool).values(), reverse=True)
 
@@ -84,8 +98,14 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             state.will_change(items)
             items.remove(item)
 
+    toward: dict = {}  # the board never changes: each hex's way to each edge is listed once
+
     def toward_edge(h, side):
-        return board.toward_edge(need_hex(h), side.edge)
+        key = (h, side.edge)
+        known = toward.get(key) if h.__class__ is grid.Hex else None
+        if known is None:
+            known = toward[key] = tuple(board.toward_edge(need_hex(h), side.edge))
+        return list(known)  # a list of its own for each call
 
     edges: dict[str, frozenset] = {}  # the board never changes: each edge row is computed once
 
@@ -192,7 +212,8 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         if SHARING_RULE not in game.rules.functions:
             return None
         arity(SHARING_RULE, (2,), "(u: unit, other: unit) -> bool")
-        return lambda o: bool(game.call_function(SHARING_RULE, [u, o]))
+        share = game.search_caller2(SHARING_RULE)  # asked again at every search: memoised
+        return lambda o: bool(share(u, o))
 
     def occupancy(u, passes):
         """(may enter, may end) tests from who stands on a hex: other units block the end of
@@ -503,7 +524,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
     return {
         "roll": roll, "groups": groups,
         "count": lambda items: len(items), "sum": lambda items: sum(num(v) for v in items),
-        "max": lambda *xs: max(num(x) for x in xs), "min": lambda *xs: min(num(x) for x in xs),
+        "max": largest, "min": smallest,
         "abs": lambda n: abs(num(n)), "range": numbers_from,
         "empty": lambda items: not items, "first": first, "last": last, "without": without,
         "shuffle": shuffle, "push": push, "pop": pop,

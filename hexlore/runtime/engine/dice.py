@@ -165,6 +165,15 @@ class Roller:
                 faces.append(face)
             return faces, True
         groups, representatives = _ranked(die)
-        randrange, n = self.rng.randrange, len(die.faces)
-        ranks = sorted([groups[randrange(n)] for _ in range(count)])  # the same draws, in canonical order
+        n = len(die.faces)
+        # rng.randrange(n) written out (what random.Random does for an int n: draws of
+        # n.bit_length() bits until one is below n), the same draws without two Python calls a die
+        getrandbits, bits = self.rng.getrandbits, n.bit_length()
+        ranks = []
+        for _ in range(count):
+            r = getrandbits(bits)
+            while r >= n:
+                r = getrandbits(bits)
+            ranks.append(groups[r])
+        ranks.sort()  # the same draws, in canonical order
         return [representatives[r] for r in ranks], False

@@ -274,7 +274,9 @@ class Game:
         if count > MAX_LIST_ITEMS:  # before a single die is rolled
             raise RuleError(f"a roll of {count:,} dice is more than a game may hold ({MAX_LIST_ITEMS:,} items)",
                             origin, "roll fewer dice: a count computed from other values may have grown")
-        BUDGET.spend(count, origin)
+        BUDGET.left -= count  # BUDGET.spend, its common case written out
+        if BUDGET.left < 0:
+            BUDGET.spend(0, origin)
         try:
             faces, forced = self.roller.roll(count, die)
         except ForcedRollError as exc:
