@@ -165,15 +165,19 @@ class Roller:
                 faces.append(face)
             return faces, True
         groups, representatives = _ranked(die)
-        n = len(die.faces)
-        # rng.randrange(n) written out (what random.Random does for an int n: draws of
-        # n.bit_length() bits until one is below n), the same draws without two Python calls a die
-        getrandbits, bits = self.rng.getrandbits, n.bit_length()
-        ranks = []
-        for _ in range(count):
-            r = getrandbits(bits)
-            while r >= n:
-                r = getrandbits(bits)
-            ranks.append(groups[r])
-        ranks.sort()  # the same draws, in canonical order
+        rng, n = self.rng, len(die.faces)
+        ranks = sorted([groups[below(rng, n)] for _ in range(count)])  # the same draws, in canonical order
         return [representatives[r] for r in ranks], False
+
+
+def below(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)`` for an int ``n >= 1``, the same draw (what random.Random does for
+    it: draws of ``n.bit_length()`` bits until one is below ``n``) in one Python call rather
+    than two: every die and every random player's choice is one."""
+    if n < 1:
+        return rng.randrange(n)  # its error, as before
+    getrandbits, bits = rng.getrandbits, n.bit_length()
+    r = getrandbits(bits)
+    while r >= n:
+        r = getrandbits(bits)
+    return r

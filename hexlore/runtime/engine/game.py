@@ -295,7 +295,7 @@ class Game:
         # the options are labelled only if a script or a player reads them; the log shows the choice
         decision = Decision(name, side, options, lambda: [shown(o) for o in options], scores, default)
         try:
-            index = self.script.answer(decision)
+            index = self.script.answer(decision) if self.script.answers else None
         except ScriptError as exc:
             raise RuleError(str(exc), origin) from exc
         scripted = index is not None
