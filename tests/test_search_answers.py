@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from hexlore.compiler import compile_packs
+from conftest import demo_pack
 from hexlore.runtime.engine.game import Game
 from hexlore.runtime.engine.memo import DEFINITION_LISTS, LISTS, function_reads
-from hexlore.runtime.scenarios.loader import load_scenario_text
 from test_memo import counting
 
 PACK = """pack demo.answers
@@ -85,14 +84,7 @@ BOG = "1,0"
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    root = tmp_path_factory.mktemp("answers")
-    (root / "demo").mkdir()
-    (root / "demo" / "answers.lore").write_text(PACK, encoding="utf-8")
-    rules = compile_packs([str(root / "demo" / "answers.lore")])
-    assert rules.ok, [d.headline() for d in rules.diagnostics]
-    scenario, diagnostics = load_scenario_text(SCENARIO, str(root / "answers.yaml"))
-    assert scenario is not None, diagnostics
-    return rules, scenario
+    return demo_pack(tmp_path_factory.mktemp("answers"), PACK, SCENARIO)
 
 
 def run(demo, memoise: bool, procedure: str, *hexes: str):

@@ -111,14 +111,14 @@ class EventLog:
         """The entries so far, every argument labelled."""
         entries = self._entries
         if self._unlabelled < len(entries):
-            shown = self.shown
+            labelled = self._labelled
             for i in range(self._unlabelled, len(entries)):
                 entry = entries[i]
                 if entry.__class__ is tuple:  # kept as it came (defer_labels): made an entry now
                     if entry[0] == _EVENT:
                         _, name, args, seq, rnd, turn = entry
                         entry = {"seq": seq, "round": rnd, "turn": turn, "type": "event", "event": name,
-                                 "args": self._labelled(args)}
+                                 "args": labelled(args)}
                     else:
                         _, fields, seq, rnd, turn = entry
                         entry = {"seq": seq, "round": rnd, "turn": turn, **fields}
