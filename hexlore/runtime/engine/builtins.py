@@ -198,7 +198,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         if cost is None:  # no cost function: every hex costs one point
             enter, costs = (lambda _frm, to: 1), None
         else:
-            cost_at, costs = per_hex(cost, u, lambda c: None if c is None or c < 0 else c)
+            cost_at, costs = per_hex(cost, u, reach_cost)
             enter = lambda _frm, to: cost_at(to)
         stops_at, stop_answers = (None, None) if never(stops) else per_hex(stops, u, bool)
         routes = movement.search(board, u.hex, int(budget), movement.MoveRules(
@@ -242,19 +242,25 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
     index = movement.board_index(board)
     hexes, number = index.hexes, index.number
 
+    answer_tables: dict = {}  # function -> (its table of hex answers, how searches call it)
+
     def hex_answers(fn, u, convert) -> movement.HexAnswers:
         """``convert(fn(u, h))`` by hex number, for a two-parameter function (a unit and a hex).
         While the rules run the list is kept from one search to the next, in a memo table that
         is forgotten when what ``fn`` reads changes (memo.py), and only then: a unit's step
         costs and stopping hexes are asked once for many searches, not once per search."""
+        found = answer_tables.get(fn)
+        if found is None:  # memo.table gives the same table each time (emptied in place)
+            found = answer_tables[fn] = (memo.table("hex answers", (fn,), positions=False),
+                                         game.search_caller2(fn))  # memoised: one answer serves hexes fn ignores
+        table, call = found
         if memo.on:
-            table = memo.table("hex answers", (fn,), positions=False)
-            known = table.get(u)
+            key = (u, convert)
+            known = table.get(key)
             if known is None:
-                known = table[u] = [movement.UNASKED] * len(hexes)
+                known = table[key] = [movement.UNASKED] * len(hexes)
         else:
             known = [movement.UNASKED] * len(hexes)
-        call = game.search_caller2(fn)  # memoised: one answer serves hexes a function ignores
 
         def ask(j):
             return convert(call(u, hexes[j]))
@@ -268,6 +274,9 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             return (lambda h: answers(number[h])), answers
         of = caller(fn)
         return (lambda h: convert(of([u, h]))), None
+
+    def reach_cost(c):
+        return None if c is None or c < 0 else c
 
     def step_cost(c):
         return None if c is None or c < 0 else int(c)
