@@ -183,20 +183,20 @@ class EventLog:
         if BUDGET.events < 0:
             BUDGET.event(None)
         self.origin = origin
-        if self.file is None:
-            if self.rolls_only and entry["type"] != "roll":
+        if self._file is None:
+            if self._rolls_only and entry["type"] != "roll":
                 return
-            if self.defer_labels:  # made an entry when read (entry holds labels already)
+            if self._defer_labels:  # made an entry when read (entry holds labels already)
                 game = self.state.game
                 self._entries.append((_FIELDS, entry, len(self._entries) + 1, game["round"], game["turn"]))
                 return
         entry = {"seq": len(self._entries) + 1, "round": self.state.game["round"],
                  "turn": self.state.game["turn"], **entry}
         self._entries.append(entry)
-        if self.file is not None:
+        if self._file is not None:
             line = _encode_entry(entry) + "\n"
             BUDGET.write(len(line))
-            self.file.write(line)
+            self._file.write(line)
 
     def record_event(self, name: str, args: dict, settled: bool = False, origin=None) -> None:
         """``record({"type": "event", "event": name, "args": labels of args})``, the commonest
@@ -204,27 +204,22 @@ class EventLog:
         order: args, event, round, seq, turn, type) without sorting and encoding the frame each
         time. ``settled``: no argument's label can change (no list), so with no file the labels
         wait until the entries are read; ``args`` must then not change either."""
-        if self._deferring:  # the short way of defer_labels below
+        if self._deferring:  # defer_labels with no file: labelled when the entries are read
             self.origin = origin
             game, entries = self.state.game, self._entries
-            if not settled:
+            if not settled:  # a list may change after the event: keep what it holds now
                 args = {k: (_frozen(v) if v.__class__ is list else v) for k, v in args.items()}
             entries.append((_EVENT, name, args, len(entries) + 1, game["round"], game["turn"]))
             return
-        if self.rolls_only and self.file is None:
+        if self._rolls_only and self._file is None:
             return
         self.origin = origin
         game = self.state.game
         seq, rnd, turn = len(self._entries) + 1, game["round"], game["turn"]
-        if self.defer_labels and self.file is None:
-            if not settled:  # a list may change after the event: keep what it holds now
-                args = {k: (_frozen(v) if v.__class__ is list else v) for k, v in args.items()}
-            self._entries.append((_EVENT, name, args, seq, rnd, turn))
-            return
         args = self._labelled(args)
         entry = {"seq": seq, "round": rnd, "turn": turn, "type": "event", "event": name, "args": args}
         self._entries.append(entry)
-        if self.file is None:
+        if self._file is None:
             return
         if rnd.__class__ is not int or turn.__class__ is not int:  # never, but then json decides
             line = _encode_entry(entry) + "\n"
@@ -234,5 +229,7 @@ class EventLog:
                 quoted = self._quoted[name] = _encode_entry(name)
             line = (f'{{"args":{_encode_entry(args)},"event":{quoted},"round":{rnd},"seq":{seq},'
                     f'"turn":{turn},"type":"event"}}\n')
-        BUDGET.write(len(line))
-        self.file.write(line)
+        BUDGET.log_bytes -= len(line)  # BUDGET.write, its common case written out
+        if BUDGET.log_bytes < 0:
+            BUDGET.write(0)
+        self._file.write(line)
