@@ -244,6 +244,15 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
     answer_tables: dict = {}  # function -> (its table of hex answers, how searches call it)
 
+    def hex_caller(fn):
+        """``call(u, h)`` for the answers by hex: the function's body itself when it reads the
+        hex (the list of answers is its memo), else its searches' memo, so that one answer
+        serves every hex of a function that ignores them (a constant cost)."""
+        if 1 in memo.search_shape(fn)[0]:
+            body, context = game.compiled.functions[fn][0], game.context
+            return lambda u, h: body(context, u, h)
+        return game.search_caller2(fn)
+
     def hex_answers(fn, u, convert) -> movement.HexAnswers:
         """``convert(fn(u, h))`` by hex number, for a two-parameter function (a unit and a hex).
         While the rules run the list is kept from one search to the next, in a memo table that
@@ -251,8 +260,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         costs and stopping hexes are asked once for many searches, not once per search."""
         found = answer_tables.get(fn)
         if found is None:  # memo.table gives the same table each time (emptied in place)
-            found = answer_tables[fn] = (memo.table("hex answers", (fn,), positions=False),
-                                         game.search_caller2(fn))  # memoised: one answer serves hexes fn ignores
+            found = answer_tables[fn] = (memo.table("hex answers", (fn,), positions=False), hex_caller(fn))
         table, call = found
         if memo.on:
             key = (u, convert)
@@ -502,8 +510,15 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
     def distance(a, b):
         if a.__class__ is grid.Hex and b.__class__ is grid.Hex:  # what need_hex lets through
-            return a.distance(b)
+            dq, dr = a[0] - b[0], a[1] - b[1]  # Hex.distance written out: rules ask it everywhere
+            return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
         return need_hex(a).distance(need_hex(b))
+
+    def adjacent(a, b):
+        if a.__class__ is grid.Hex and b.__class__ is grid.Hex:
+            dq, dr = a[0] - b[0], a[1] - b[1]
+            return abs(dq) + abs(dr) + abs(dq + dr) == 2
+        return distance(a, b) == 1
 
     around: dict = {}  # the board never changes: each hex's neighbours are listed once
 
@@ -539,7 +554,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         "shuffle": shuffle, "push": push, "pop": pop,
         "remove": remove, "hexes": lambda: list(board),
         "distance": distance, "neighbours": neighbours,
-        "adjacent": lambda a, b: distance(a, b) == 1,
+        "adjacent": adjacent,
         "toward_edge": toward_edge, "on_edge": on_edge, "in_section": in_section,
         "line_clear": line_clear, "reachable": reachable,
         "move_options": move_options, "move_path": move_path, "move_spent": move_spent,
