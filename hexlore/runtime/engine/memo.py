@@ -357,9 +357,16 @@ def _walk(body) -> Iterable:
         stack.extend(_children(node))
 
 
+#: IR nodes from which evaluating a function (the functions it calls included) costs more
+#: than looking its answer up: ``level(a) - level(b)`` compared twice is past it, ``u.hp + 1``
+#: is not
+LARGE_BODY = 40
+
+
 def _costly(rules: RuleSet) -> dict[str, bool]:
     """Functions worth memoising: those that aggregate a list, call a built-in that is not
-    :data:`_CHEAP` (a list of units, a search, a line of sight…) or call such a function."""
+    :data:`_CHEAP` (a list of units, a search, a line of sight…) or call such a function, and
+    those whose evaluation walks :data:`LARGE_BODY` nodes or more."""
     own: dict[str, bool] = {}
     calls: dict[str, set[str]] = {}
     for name, spec in rules.functions.items():
@@ -369,7 +376,27 @@ def _costly(rules: RuleSet) -> dict[str, bool]:
                 own[name] = True
             elif isinstance(node, ir.CallFunction):
                 calls[name].add(node.name)
-    costly = dict(own)
+    sizes: dict[str, int] = {}
+
+    def size(name: str, seen: frozenset) -> int:
+        """IR nodes a call of ``name`` evaluates at most, the functions it calls included (a
+        recursive one counts as large)."""
+        if name in sizes:
+            return sizes[name]
+        if name in seen or name not in rules.functions:
+            return LARGE_BODY
+        total = 0
+        for node in _walk(rules.functions[name].body):
+            total += 1
+            if isinstance(node, ir.CallFunction):
+                total += size(node.name, seen | {name})
+            if total >= LARGE_BODY:
+                break
+        sizes[name] = total = min(total, LARGE_BODY)
+        return total
+
+    # a body of many nodes (several small functions calling each other) costs more than a look-up
+    costly = {name: own[name] or size(name, frozenset()) >= LARGE_BODY for name in own}
     changed = True
     while changed:  # what a costly function's callers inherit, to a fixed point (recursion ends)
         changed = False
