@@ -239,8 +239,10 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
         return may_pass, (lambda h: not others(h))
 
-    index = movement.board_index(board)
-    hexes, number = index.hexes, index.number
+    def numbered() -> movement.BoardIndex:
+        """The board's hexes by number (made at the first search: a game that never searches,
+        a scenario checked on a huge board, never pays for it)."""
+        return movement.board_index(board)
 
     answer_tables: dict = {}  # function -> (its table of hex answers, how searches call it)
 
@@ -262,6 +264,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         if found is None:  # memo.table gives the same table each time (emptied in place)
             found = answer_tables[fn] = (memo.table("hex answers", (fn,), positions=False), hex_caller(fn))
         table, call = found
+        hexes = numbered().hexes
         if memo.on:
             key = (u, convert)
             known = table.get(key)
@@ -278,7 +281,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         """``(test(h), answers by hex number or None)`` for ``convert(fn(u, h))``: answers kept
         across searches (:func:`hex_answers`) for a function of a unit and a hex."""
         if game.function_arity(fn) == 2:
-            answers = hex_answers(fn, u, convert)
+            answers, number = hex_answers(fn, u, convert), numbered().number
             return (lambda h: answers(number[h])), answers
         of = caller(fn)
         return (lambda h: convert(of([u, h]))), None
@@ -311,6 +314,8 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         # the terrain's part (kept across searches) and, for this call, who stands where:
         # an occupied hex is asked again (may_pass), any other answers what the terrain says
         terrain = hex_answers(cost, u, step_cost)
+        index = numbered()
+        hexes, number = index.hexes, index.number
         known = terrain.known.copy()
         for h, here in state.occupants.items():
             if here:
