@@ -10,6 +10,11 @@ that revision plays the same games on the same packs in other processes, alterna
 this tree's, and its logs must be the same bytes too. Times are CPU seconds of the games
 alone (compiling the packs is left out); on a shared machine compare the ratios, which are
 measured in the same run, rather than the absolute figures.
+
+``--instructions`` counts CPU instructions instead of time (valgrind's callgrind, which the
+machine's load does not change): each tree plays seeds 0..N-1 of each scenario in one process
+and again none, and the difference divided by N is its cost per game; with ``--against`` the
+ratio is old instructions over new (how many times fewer a game of this tree costs).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import io
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -121,12 +127,51 @@ def against(rev: str, path: Path, sides, games: int, chunk: int) -> tuple[float,
         return games / cpu["new"], games / cpu["old"], digests["new"] == digests["old"]
 
 
+def _instructions(package_root: Path, path: Path, sides, count: int) -> int:
+    """Instructions callgrind counts for a child playing ``count`` games (compiling included)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "callgrind.out"
+        # one hash seed for every process: string hashing and set order then cost the same each time
+        env = {**os.environ, "PYTHONPATH": str(package_root), "PYTHONHASHSEED": "0"}
+        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c", CHILD,
+                        str(path), ",".join(sides), "0", str(count)], cwd=package_root, env=env, check=True,
+                       capture_output=True)
+        text = out.read_text()
+        found = re.search(r"^totals:\s+(\d+)", text, re.M) or re.search(r"^summary:\s+(\d+)", text, re.M)
+        return int(found.group(1))
+
+
+def per_game_instructions(package_root: Path, path: Path, sides, games: int) -> float:
+    return (_instructions(package_root, path, sides, games) - _instructions(package_root, path, sides, 0)) / games
+
+
+def instructions(games: int, rev: str | None) -> None:
+    print(f"instructions per game (callgrind; seeds 0..{games - 1} less none, random players)")
+    print(f"{'scenario':30} {'this':>14}" + (f" {rev[:9]:>14} {'ratio':>6}" if rev else ""))
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp)
+        if rev:
+            export(rev, old)
+        for name, sides in SCENARIOS:
+            path = ROOT / "scenarios" / name
+            new = per_game_instructions(ROOT, path, sides, games)
+            line = f"{name:30} {new:14,.0f}"
+            if rev:
+                before = per_game_instructions(old, path, sides, games)
+                line += f" {before:14,.0f} {before / new:5.2f}x"
+            print(line, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40, help="games per scenario and per variant")
     parser.add_argument("--against", metavar="REV", help="also compare with the interpreter of this git revision")
     parser.add_argument("--chunk", type=int, default=20, help="games per child process with --against")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions per game with valgrind instead of timing them")
     args = parser.parse_args()
+    if args.instructions:
+        return instructions(args.games, args.against)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"machine: {os.cpu_count()} CPUs, Python {platform.python_version()}, load average {load:.1f} at "
           f"start; {args.games} games per scenario and variant (seeds 0..{args.games - 1}, random players)")

@@ -33,6 +33,20 @@ def compile_text(tmp_path: Path, text: str, name: str = "snippet.lore"):
     return compile_packs([str(file)])
 
 
+def demo_pack(folder: Path, pack: str, scenario: str):
+    """``(rules, scenario)`` of a small test pack (written as ``demo/<name>.lore`` under
+    ``folder``, its name from its ``pack demo.NAME`` line) and a scenario text using it."""
+    from hexlore.runtime.scenarios.loader import load_scenario_text
+    name = pack.split("\n", 1)[0].split(".")[-1].strip()
+    (folder / "demo").mkdir()
+    (folder / "demo" / f"{name}.lore").write_text(pack, encoding="utf-8")
+    rules = compile_packs([str(folder / "demo" / f"{name}.lore")])
+    assert rules.ok, [d.headline() for d in rules.diagnostics]
+    loaded, diagnostics = load_scenario_text(scenario, str(folder / f"{name}.yaml"))
+    assert loaded is not None, diagnostics
+    return rules, loaded
+
+
 #: set by .ci/run, which installs every system program the tests drive: a missing one is then a
 #: failure, never a skip
 TOOLS_REQUIRED = os.environ.get("HEXLORE_SYSTEM_TOOLS") == "required"

@@ -14,12 +14,11 @@ from contextlib import contextmanager
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, demo_pack
 from hexlore.api import open_scenario
 from hexlore.compiler import compile_packs
 from hexlore.runtime.engine.game import Game
 from hexlore.runtime.engine.memo import ANY, LISTS, POSITIONS, function_reads
-from hexlore.runtime.scenarios.loader import load_scenario_text
 
 PACK = """pack demo.memo
 fields unit { hp: int = 3, tag: int = 0 }
@@ -99,14 +98,7 @@ units:
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    root = tmp_path_factory.mktemp("memo")
-    (root / "demo").mkdir()
-    (root / "demo" / "memo.lore").write_text(PACK + 'unit dummy "Dummy" { }\n', encoding="utf-8")
-    rules = compile_packs([str(root / "demo" / "memo.lore")])
-    assert rules.ok, [d.headline() for d in rules.diagnostics]
-    scenario, diagnostics = load_scenario_text(SCENARIO, str(root / "memo.yaml"))
-    assert scenario is not None, diagnostics
-    return rules, scenario
+    return demo_pack(tmp_path_factory.mktemp("memo"), PACK + 'unit dummy "Dummy" { }\n', SCENARIO)
 
 
 def run(demo, memoise: bool, procedure: str, *args):

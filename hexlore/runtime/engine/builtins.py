@@ -53,6 +53,20 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             raise RuleError("roll of no die")
         return game.roll(int(count), die)
 
+    def smallest(*xs):
+        if len(xs) == 2:  # min(a, b) of two ints, nearly every call: no generator, no num
+            a, b = xs
+            if a.__class__ is int and b.__class__ is int:
+                return a if a <= b else b
+        return min(num(x) for x in xs)
+
+    def largest(*xs):
+        if len(xs) == 2:
+            a, b = xs
+            if a.__class__ is int and b.__class__ is int:
+                return a if a >= b else b
+        return max(num(x) for x in xs)
+
     def groups(pool):
         return sorted(Counter(getattr(f, "name", f) for f in pool).values(), reverse=True)
 
@@ -84,8 +98,14 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             state.will_change(items)
             items.remove(item)
 
+    toward: dict = {}  # the board never changes: each hex's way to each edge is listed once
+
     def toward_edge(h, side):
-        return board.toward_edge(need_hex(h), side.edge)
+        key = (h, side.edge)
+        known = toward.get(key) if h.__class__ is grid.Hex else None
+        if known is None:
+            known = toward[key] = tuple(board.toward_edge(need_hex(h), side.edge))
+        return list(known)  # a list of its own for each call
 
     edges: dict[str, frozenset] = {}  # the board never changes: each edge row is computed once
 
@@ -175,17 +195,15 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         if u.hex is None:
             return []
 
-        cost_of, stops_at = caller(cost), caller(stops)
-
-        def enter(frm, to):
-            if cost_of is None:  # no cost function: every hex costs one point
-                return 1
-            c = cost_of([u, to])
-            return None if c is None or c < 0 else c
-
-        result = movement.reachable(board, u.hex, int(budget), enter,
-                                    stops=None if never(stops) else lambda h: bool(stops_at([u, h])))
-        return sorted(result, key=lambda h: (result[h][0], h.r, h.q))
+        if cost is None:  # no cost function: every hex costs one point
+            enter, costs = (lambda _frm, to: 1), None
+        else:
+            cost_at, costs = per_hex(cost, u, reach_cost)
+            enter = lambda _frm, to: cost_at(to)
+        stops_at, stop_answers = (None, None) if never(stops) else per_hex(stops, u, bool)
+        routes = movement.search(board, u.hex, int(budget), movement.MoveRules(
+            enter, stops=stops_at, costs=costs, stop_answers=stop_answers))
+        return movement.end_hexes(routes)
 
     # -- movement: searches, teleport, forced moves (hexlore/runtime/geometry/movement.py)
     def sharing(u):
@@ -194,7 +212,8 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         if SHARING_RULE not in game.rules.functions:
             return None
         arity(SHARING_RULE, (2,), "(u: unit, other: unit) -> bool")
-        return lambda o: bool(game.call_function(SHARING_RULE, [u, o]))
+        share = game.search_caller2(SHARING_RULE)  # asked again at every search: memoised
+        return lambda o: bool(share(u, o))
 
     def occupancy(u, passes):
         """(may enter, may end) tests from who stands on a hex: other units block the end of
@@ -220,14 +239,68 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
         return may_pass, (lambda h: not others(h))
 
+    def numbered() -> movement.BoardIndex:
+        """The board's hexes by number (made at the first search: a game that never searches,
+        a scenario checked on a huge board, never pays for it)."""
+        return movement.board_index(board)
+
+    answer_tables: dict = {}  # function -> (its table of hex answers, how searches call it)
+
+    def hex_caller(fn):
+        """``call(u, h)`` for the answers by hex: the function's body itself when it reads the
+        hex (the list of answers is its memo), else its searches' memo, so that one answer
+        serves every hex of a function that ignores them (a constant cost)."""
+        if 1 in memo.search_shape(fn)[0]:
+            body, context = game.compiled.functions[fn][0], game.context
+            return lambda u, h: body(context, u, h)
+        return game.search_caller2(fn)
+
+    def hex_answers(fn, u, convert) -> movement.HexAnswers:
+        """``convert(fn(u, h))`` by hex number, for a two-parameter function (a unit and a hex).
+        While the rules run the list is kept from one search to the next, in a memo table that
+        is forgotten when what ``fn`` reads changes (memo.py), and only then: a unit's step
+        costs and stopping hexes are asked once for many searches, not once per search."""
+        found = answer_tables.get(fn)
+        if found is None:  # memo.table gives the same table each time (emptied in place)
+            found = answer_tables[fn] = (memo.table("hex answers", (fn,), positions=False), hex_caller(fn))
+        table, call = found
+        hexes = numbered().hexes
+        if memo.on:
+            key = (u, convert)
+            known = table.get(key)
+            if known is None:
+                known = table[key] = [movement.UNASKED] * len(hexes)
+        else:
+            known = [movement.UNASKED] * len(hexes)
+
+        def ask(j):
+            return convert(call(u, hexes[j]))
+        return movement.HexAnswers(known, ask)
+
+    def per_hex(fn, u, convert):
+        """``(test(h), answers by hex number or None)`` for ``convert(fn(u, h))``: answers kept
+        across searches (:func:`hex_answers`) for a function of a unit and a hex."""
+        if game.function_arity(fn) == 2:
+            answers, number = hex_answers(fn, u, convert), numbered().number
+            return (lambda h: answers(number[h])), answers
+        of = caller(fn)
+        return (lambda h: convert(of([u, h]))), None
+
+    def reach_cost(c):
+        return None if c is None or c < 0 else c
+
+    def step_cost(c):
+        return None if c is None or c < 0 else int(c)
+
     def hex_cost(u, cost, may_pass):
-        """Step cost from a Lore function (negative: cannot enter), cached for one call. The
-        function takes ``(unit, hex)``, or ``(unit, from, to)`` when the step itself matters
-        (a cliff between two hexes)."""
-        cache = {}
+        """Step cost from a Lore function (negative: cannot enter), and who stands on the hex
+        (``may_pass``): ``(enter(frm, to), answers by hex number or None)``, asked once per hex
+        and call. The function takes ``(unit, hex)``, or ``(unit, from, to)`` when the step
+        itself matters (a cliff between two hexes)."""
         if cost is None:  # no cost function: every hex a unit may pass costs one point
-            return lambda _frm, to: 1 if may_pass(to) else None
+            return (lambda _frm, to: 1 if may_pass(to) else None), None
         if arity(cost, (2, 3), "(u: unit, h: hex) or (u: unit, from: hex, to: hex)") == 3:
+            cache = {}
             cost_of = caller(cost)
 
             def enter_step(frm, to):
@@ -236,18 +309,23 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
                     c = cost_of([u, frm, to])
                     cache[key] = None if c is None or c < 0 or not may_pass(to) else int(c)
                 return cache[key]
-            return enter_step
+            return enter_step, None
 
-        cost_of2 = game.search_caller2(cost)
+        # the terrain's part (kept across searches) and, for this call, who stands where:
+        # an occupied hex is asked again (may_pass), any other answers what the terrain says
+        terrain = hex_answers(cost, u, step_cost)
+        index = numbered()
+        hexes, number = index.hexes, index.number
+        known = terrain.known.copy()
+        for h, here in state.occupants.items():
+            if here:
+                known[number[h]] = movement.UNASKED
 
-        def enter(_frm, to):
-            try:
-                return cache[to]
-            except KeyError:
-                c = cost_of2(u, to)
-                c = cache[to] = None if c is None or c < 0 or not may_pass(to) else int(c)
-                return c
-        return enter
+        def ask(j):
+            c = terrain(j)
+            return None if c is None or not may_pass(hexes[j]) else c
+        costs = movement.HexAnswers(known, ask)
+        return (lambda _frm, to: costs(number[to])), costs
 
     def zoc_rule(value):
         """The search's mode for a value of the built-in enum ``zoc`` (its ``ignore`` is the
@@ -279,15 +357,17 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         if u.hex is None:
             return u, {}
         may_pass, may_end = occupancy(u, passes)
-        stops_at, obstacle_at, controls_at = caller(stops), caller(obstacle), caller(controls)
+        obstacle_at, controls_at = caller(obstacle), caller(controls)
+        enter, costs = hex_cost(u, cost, may_pass)
         # a callback that is always false is left out: the search never asks it
+        stops_at, stop_answers = (None, None) if never(stops) else per_hex(stops, u, bool)
         rules = movement.MoveRules(
-            hex_cost(u, cost, may_pass),
-            stops=None if never(stops) else lambda h: bool(stops_at([u, h])),
+            enter,
+            stops=stops_at,
             can_end=may_end,
             obstacle=None if never(obstacle) else lambda a, b: bool(obstacle_at([u, a, b])),
             controlled=None if never(controls) else lambda h: bool(controls_at([u, h])),
-            zoc=zoc_rule(zoc))
+            zoc=zoc_rule(zoc), costs=costs, stop_answers=stop_answers)
         return u, movement.search(board, u.hex, max(0, int(budget)), rules)
 
     def move_options(unit, budget, cost, obstacle, stops, passes, controls, zoc):
@@ -317,7 +397,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         if u.hex is None:
             return []
         may_pass, may_end = occupancy(u, passes)
-        enter = hex_cost(u, cost, may_pass)
+        enter, _ = hex_cost(u, cost, may_pass)
 
         def step(frm, to):
             c = enter(frm, to)
@@ -442,8 +522,15 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
     def distance(a, b):
         if a.__class__ is grid.Hex and b.__class__ is grid.Hex:  # what need_hex lets through
-            return a.distance(b)
+            dq, dr = a[0] - b[0], a[1] - b[1]  # Hex.distance written out: rules ask it everywhere
+            return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
         return need_hex(a).distance(need_hex(b))
+
+    def adjacent(a, b):
+        if a.__class__ is grid.Hex and b.__class__ is grid.Hex:
+            dq, dr = a[0] - b[0], a[1] - b[1]
+            return abs(dq) + abs(dr) + abs(dq + dr) == 2
+        return distance(a, b) == 1
 
     around: dict = {}  # the board never changes: each hex's neighbours are listed once
 
@@ -473,13 +560,13 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
     return {
         "roll": roll, "groups": groups,
         "count": lambda items: len(items), "sum": lambda items: sum(num(v) for v in items),
-        "max": lambda *xs: max(num(x) for x in xs), "min": lambda *xs: min(num(x) for x in xs),
+        "max": largest, "min": smallest,
         "abs": lambda n: abs(num(n)), "range": numbers_from,
         "empty": lambda items: not items, "first": first, "last": last, "without": without,
         "shuffle": shuffle, "push": push, "pop": pop,
         "remove": remove, "hexes": lambda: list(board),
         "distance": distance, "neighbours": neighbours,
-        "adjacent": lambda a, b: distance(a, b) == 1,
+        "adjacent": adjacent,
         "toward_edge": toward_edge, "on_edge": on_edge, "in_section": in_section,
         "line_clear": line_clear, "reachable": reachable,
         "move_options": move_options, "move_path": move_path, "move_spent": move_spent,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from hexlore.compiler import ir
 from hexlore.runtime.engine.bounds import MAX_EVENT_DEPTH, RuleError
-from hexlore.runtime.engine.memo import EVENT, effect_token
+from hexlore.runtime.engine.memo import EVENT, LISTS, effect_token
 
 if TYPE_CHECKING:
     from hexlore.runtime.engine.compiled.program import CompiledRules
@@ -34,7 +34,7 @@ def _forgetting(impl, forget):
 class Context:
     __slots__ = ("game", "options", "tables", "board", "hex_fields", "game_fields", "definition_values",
                  "load_definition", "builtins", "forget", "plans", "memo", "depth", "events", "forget_event", "state",
-                 "stack", "result",
+                 "stack", "result", "_definition_lists",
                  "__weakref__")
 
     def __init__(self, game: "Game", compiled: "CompiledRules", builtins: dict):
@@ -53,12 +53,15 @@ class Context:
         self.depth = 0
         self.stack: list[list] = []  # the frames of resumable rules running now (engine/resume.py)
         self.result = None  # what the last resumable frame to end gave
+        self._definition_lists = game.values.definition_lists
         self.builtins = tuple(self._builtin(builtins[name], name) for name in compiled.builtin_names)
         self.forget = tuple(memo.forgetter(token) for token in compiled.forget_tokens)
         self.plans = tuple(memo.plan(name) for name in compiled.memoised)
         self.forget_event = memo.forgetter(EVENT)
 
     def _builtin(self, impl, name: str):
+        if effect_token(name) == LISTS:  # a list changed in place: a definition's, or another
+            return self.memo.list_changer(impl, self._definition_lists)
         forget = self.memo.forgetter(effect_token(name))
         return impl if forget is None else _forgetting(impl, forget)
 

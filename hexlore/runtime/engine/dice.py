@@ -56,12 +56,23 @@ def _rank(die: DieSpec) -> dict[FaceSpec, int]:
     return {face: i for i, (face, _) in enumerate(_face_groups(die))}
 
 
-@lru_cache(maxsize=256)
+#: id(die) -> (die, what _ranked answers): looked up by identity at every roll, as hashing a
+#: die (a dataclass holding its faces, each hashed field by field) cost more than the roll
+_RANKED: dict[int, tuple[DieSpec, tuple[tuple[int, ...], tuple[FaceSpec, ...]]]] = {}
+
+
 def _ranked(die: DieSpec) -> tuple[tuple[int, ...], tuple[FaceSpec, ...]]:
     """Per face of the die (by position), its group's rank; per rank, the group's face: a
     random roll is sorted as small ints, with no face hashed."""
+    found = _RANKED.get(id(die))
+    if found is not None and found[0] is die:
+        return found[1]
     rank = _rank(die)
-    return tuple(rank[f] for f in die.faces), tuple(f for f, _ in _face_groups(die))
+    ranked = tuple(rank[f] for f in die.faces), tuple(f for f, _ in _face_groups(die))
+    if len(_RANKED) >= 256:  # the dice of rule sets no longer played (a test process compiles many)
+        _RANKED.clear()
+    _RANKED[id(die)] = (die, ranked)
+    return ranked
 
 
 def canonical(faces: list[FaceSpec], die: DieSpec) -> list[FaceSpec]:
@@ -154,6 +165,19 @@ class Roller:
                 faces.append(face)
             return faces, True
         groups, representatives = _ranked(die)
-        randrange, n = self.rng.randrange, len(die.faces)
-        ranks = sorted([groups[randrange(n)] for _ in range(count)])  # the same draws, in canonical order
+        rng, n = self.rng, len(die.faces)
+        ranks = sorted([groups[below(rng, n)] for _ in range(count)])  # the same draws, in canonical order
         return [representatives[r] for r in ranks], False
+
+
+def below(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)`` for an int ``n >= 1``, the same draw (what random.Random does for
+    it: draws of ``n.bit_length()`` bits until one is below ``n``) in one Python call rather
+    than two: every die and every random player's choice is one."""
+    if n < 1:
+        return rng.randrange(n)  # its error, as before
+    getrandbits, bits = rng.getrandbits, n.bit_length()
+    r = getrandbits(bits)
+    while r >= n:
+        r = getrandbits(bits)
+    return r

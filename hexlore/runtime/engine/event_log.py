@@ -59,14 +59,12 @@ class EventLog:
 
     def __init__(self, state: GameState, file: IO[str] | None = None):
         self.state = state
-        self.file = file
+        self._file = file
         self._entries: list[dict] = []
         self._unlabelled = 0  # entries before this one have their arguments labelled
-        #: label events when the entries are read rather than when they happen (no file only)
-        self.defer_labels = False
-        #: keep only the rolls (no file only): exact odds of a question that reads no event
-        #: keep what a failure's hint shows, the dice, and nothing the question never reads
-        self.rolls_only = False
+        self._defer_labels = False
+        self._rolls_only = False
+        self._deferring = False  # defer_labels, no file, every entry kept: the short way
         #: where in the rules the entry being recorded comes from (an ir.Origin, or None): read
         #: by whoever takes the lines (a replay page links each entry to its rule); not logged
         self.origin = None
@@ -81,18 +79,53 @@ class EventLog:
         self._quoted: dict[str, str] = {}  # event names as JSON strings
 
     @property
+    def file(self) -> IO[str] | None:
+        """The file the entries are written to as they come, if any."""
+        return self._file
+
+    @file.setter
+    def file(self, file: IO[str] | None) -> None:
+        self._file = file
+        self._settle()
+
+    @property
+    def defer_labels(self) -> bool:
+        """Label events when the entries are read rather than when they happen (no file only)."""
+        return self._defer_labels
+
+    @defer_labels.setter
+    def defer_labels(self, on: bool) -> None:
+        self._defer_labels = on
+        self._settle()
+
+    @property
+    def rolls_only(self) -> bool:
+        """Keep only the rolls (no file only): exact odds of a question that reads no event
+        keep what a failure's hint shows, the dice, and nothing the question never reads."""
+        return self._rolls_only
+
+    @rolls_only.setter
+    def rolls_only(self, on: bool) -> None:
+        self._rolls_only = on
+        self._settle()
+
+    def _settle(self) -> None:
+        # the one test the commonest entry of short runs (odds, Monte Carlo) needs
+        self._deferring = self._defer_labels and self._file is None and not self._rolls_only
+
+    @property
     def entries(self) -> list[dict]:
         """The entries so far, every argument labelled."""
         entries = self._entries
         if self._unlabelled < len(entries):
-            shown = self.shown
+            labelled = self._labelled
             for i in range(self._unlabelled, len(entries)):
                 entry = entries[i]
                 if entry.__class__ is tuple:  # kept as it came (defer_labels): made an entry now
                     if entry[0] == _EVENT:
                         _, name, args, seq, rnd, turn = entry
                         entry = {"seq": seq, "round": rnd, "turn": turn, "type": "event", "event": name,
-                                 "args": {k: shown(v) for k, v in args.items()}}
+                                 "args": labelled(args)}
                     else:
                         _, fields, seq, rnd, turn = entry
                         entry = {"seq": seq, "round": rnd, "turn": turn, **fields}
@@ -127,6 +160,23 @@ class EventLog:
             return value
         return label(value, self.state.board)
 
+    def _labelled(self, args: dict) -> dict:
+        """``{k: shown(v)}``, with shown's commonest cases (a unit, a number, a hex already
+        labelled) written out: an event's arguments are labelled at every logged event."""
+        out = {}
+        hex_labels, shown = self._hex_labels, self.shown
+        for k, v in args.items():
+            cls = v.__class__
+            if cls is Unit:
+                out[k] = v.id
+            elif cls is int or cls is str or cls is bool or v is None:
+                out[k] = v
+            elif cls is Hex and v in hex_labels:
+                out[k] = hex_labels[v]
+            else:
+                out[k] = shown(v)
+        return out
+
     def __len__(self) -> int:
         return len(self._entries)
 
@@ -136,22 +186,24 @@ class EventLog:
         self._unlabelled = min(self._unlabelled, length)
 
     def record(self, entry: dict, origin=None) -> None:
-        BUDGET.event(None)
+        BUDGET.events -= 1  # BUDGET.event(None), its common case written out
+        if BUDGET.events < 0:
+            BUDGET.event(None)
         self.origin = origin
-        if self.file is None:
-            if self.rolls_only and entry["type"] != "roll":
+        if self._file is None:
+            if self._rolls_only and entry["type"] != "roll":
                 return
-            if self.defer_labels:  # made an entry when read (entry holds labels already)
+            if self._defer_labels:  # made an entry when read (entry holds labels already)
                 game = self.state.game
                 self._entries.append((_FIELDS, entry, len(self._entries) + 1, game["round"], game["turn"]))
                 return
         entry = {"seq": len(self._entries) + 1, "round": self.state.game["round"],
                  "turn": self.state.game["turn"], **entry}
         self._entries.append(entry)
-        if self.file is not None:
+        if self._file is not None:
             line = _encode_entry(entry) + "\n"
             BUDGET.write(len(line))
-            self.file.write(line)
+            self._file.write(line)
 
     def record_event(self, name: str, args: dict, settled: bool = False, origin=None) -> None:
         """``record({"type": "event", "event": name, "args": labels of args})``, the commonest
@@ -159,21 +211,22 @@ class EventLog:
         order: args, event, round, seq, turn, type) without sorting and encoding the frame each
         time. ``settled``: no argument's label can change (no list), so with no file the labels
         wait until the entries are read; ``args`` must then not change either."""
-        if self.rolls_only and self.file is None:
+        if self._deferring:  # defer_labels with no file: labelled when the entries are read
+            self.origin = origin
+            game, entries = self.state.game, self._entries
+            if not settled:  # a list may change after the event: keep what it holds now
+                args = {k: (_frozen(v) if v.__class__ is list else v) for k, v in args.items()}
+            entries.append((_EVENT, name, args, len(entries) + 1, game["round"], game["turn"]))
+            return
+        if self._rolls_only and self._file is None:
             return
         self.origin = origin
         game = self.state.game
         seq, rnd, turn = len(self._entries) + 1, game["round"], game["turn"]
-        if self.defer_labels and self.file is None:
-            if not settled:  # a list may change after the event: keep what it holds now
-                args = {k: (_frozen(v) if v.__class__ is list else v) for k, v in args.items()}
-            self._entries.append((_EVENT, name, args, seq, rnd, turn))
-            return
-        shown = self.shown
-        args = {k: shown(v) for k, v in args.items()}
+        args = self._labelled(args)
         entry = {"seq": seq, "round": rnd, "turn": turn, "type": "event", "event": name, "args": args}
         self._entries.append(entry)
-        if self.file is None:
+        if self._file is None:
             return
         if rnd.__class__ is not int or turn.__class__ is not int:  # never, but then json decides
             line = _encode_entry(entry) + "\n"
@@ -183,5 +236,7 @@ class EventLog:
                 quoted = self._quoted[name] = _encode_entry(name)
             line = (f'{{"args":{_encode_entry(args)},"event":{quoted},"round":{rnd},"seq":{seq},'
                     f'"turn":{turn},"type":"event"}}\n')
-        BUDGET.write(len(line))
-        self.file.write(line)
+        BUDGET.log_bytes -= len(line)  # BUDGET.write, its common case written out
+        if BUDGET.log_bytes < 0:
+            BUDGET.write(0)
+        self._file.write(line)

@@ -274,7 +274,9 @@ class Game:
         if count > MAX_LIST_ITEMS:  # before a single die is rolled
             raise RuleError(f"a roll of {count:,} dice is more than a game may hold ({MAX_LIST_ITEMS:,} items)",
                             origin, "roll fewer dice: a count computed from other values may have grown")
-        BUDGET.spend(count, origin)
+        BUDGET.left -= count  # BUDGET.spend, its common case written out
+        if BUDGET.left < 0:
+            BUDGET.spend(0, origin)
         try:
             faces, forced = self.roller.roll(count, die)
         except ForcedRollError as exc:
@@ -293,7 +295,7 @@ class Game:
         # the options are labelled only if a script or a player reads them; the log shows the choice
         decision = Decision(name, side, options, lambda: [shown(o) for o in options], scores, default)
         try:
-            index = self.script.answer(decision)
+            index = self.script.answer(decision) if self.script.answers else None
         except ScriptError as exc:
             raise RuleError(str(exc), origin) from exc
         scripted = index is not None

@@ -15,7 +15,9 @@ What a change may touch is a *token*: ``("unit", field)``, ``("side", field)``,
 a win). A change may touch :class:`Several` tokens: ``begin_turn`` sets ``game.turn`` and
 ``game.active``. ``LISTS`` is a list changed in place (``push``, ``pop``, ``remove``,
 ``shuffle``): only functions that read a field, option, table or event that may hold a list
-forget then (:class:`_ListReads`). A function whose reads cannot be known (a field read on a value of
+forget then (:class:`_ListReads`). A definition's field (``h.terrain.closed_to``) reads
+``DEFINITION_LISTS`` instead: definitions are never set, so their lists change only when the
+list changed in place is one of them, which the built-in sees (:meth:`Memo.list_changer`). A function whose reads cannot be known (a field read on a value of
 type ``any``, a function value passed on, a built-in this module does not know) reads
 ``ANY``: every change forgets it. The memos live only while the rules run (``Game.guarded``),
 so Python changing the state between two calls is never answered from a stale memo.
@@ -37,6 +39,7 @@ ANY = "*"
 POSITIONS = "positions"
 EVENT = "event"
 LISTS = "lists"
+DEFINITION_LISTS = "definition lists"
 Token = object
 
 #: pure built-ins whose answer depends on where the units stand (and whether they live)
@@ -136,20 +139,23 @@ class _ListReads:
         self.options = {name for name, o in rules.options.items() if may_hold(o.type)}
         self.tables = {name for name, t in rules.tables.items() if may_hold(t.value_type)}
 
-    def __call__(self, node: ir.X) -> bool:
-        """Does reading ``node`` (a field, an option, a table entry) possibly give a list?"""
+    def __call__(self, node: ir.X) -> Token | None:
+        """What reading ``node`` (a field, an option, a table entry) reads of lists changed in
+        place: :data:`LISTS`, :data:`DEFINITION_LISTS` (a definition's field: the definition's
+        own list), or None (no list)."""
         cls = node.__class__
         if cls is ir.GetField:
             if node.owner == "def":
-                return node.name in self.def_fields
+                return DEFINITION_LISTS if node.name in self.def_fields else None
             if node.owner in _OWNERS:
-                return (node.owner, node.name) in self.fields
-            return node.owner != "face"  # an event's argument, a value of type any; faces hold none
+                return LISTS if (node.owner, node.name) in self.fields else None
+            # an event's argument, a value of type any; faces hold none
+            return LISTS if node.owner != "face" else None
         if cls is ir.OptionRef:
-            return node.name in self.options
+            return LISTS if node.name in self.options else None
         if cls is ir.TableGet:
-            return node.table in self.tables
-        return False
+            return LISTS if node.table in self.tables else None
+        return None
 
 
 _OWNERS = ("unit", "side", "hex", "game")
@@ -162,8 +168,9 @@ def _direct(body: ir.X, holds_list: _ListReads) -> tuple[set, set[str]]:
     stack = [body]
     while stack:
         node = stack.pop()
-        if holds_list(node):
-            tokens.add(LISTS)
+        list_token = holds_list(node)
+        if list_token is not None:
+            tokens.add(list_token)
         if isinstance(node, ir.GetField):
             token = field_token(node.owner, node.name)
             if token is not None:
@@ -350,9 +357,16 @@ def _walk(body) -> Iterable:
         stack.extend(_children(node))
 
 
+#: IR nodes from which evaluating a function (the functions it calls included) costs more
+#: than looking its answer up: ``level(a) - level(b)`` compared twice is past it, ``u.hp + 1``
+#: is not
+LARGE_BODY = 40
+
+
 def _costly(rules: RuleSet) -> dict[str, bool]:
     """Functions worth memoising: those that aggregate a list, call a built-in that is not
-    :data:`_CHEAP` (a list of units, a search, a line of sight…) or call such a function."""
+    :data:`_CHEAP` (a list of units, a search, a line of sight…) or call such a function, and
+    those whose evaluation walks :data:`LARGE_BODY` nodes or more."""
     own: dict[str, bool] = {}
     calls: dict[str, set[str]] = {}
     for name, spec in rules.functions.items():
@@ -362,7 +376,27 @@ def _costly(rules: RuleSet) -> dict[str, bool]:
                 own[name] = True
             elif isinstance(node, ir.CallFunction):
                 calls[name].add(node.name)
-    costly = dict(own)
+    sizes: dict[str, int] = {}
+
+    def size(name: str, seen: frozenset) -> int:
+        """IR nodes a call of ``name`` evaluates at most, the functions it calls included (a
+        recursive one counts as large)."""
+        if name in sizes:
+            return sizes[name]
+        if name in seen or name not in rules.functions:
+            return LARGE_BODY
+        total = 0
+        for node in _walk(rules.functions[name].body):
+            total += 1
+            if isinstance(node, ir.CallFunction):
+                total += size(node.name, seen | {name})
+            if total >= LARGE_BODY:
+                break
+        sizes[name] = total = min(total, LARGE_BODY)
+        return total
+
+    # a body of many nodes (several small functions calling each other) costs more than a look-up
+    costly = {name: own[name] or size(name, frozenset()) >= LARGE_BODY for name in own}
     changed = True
     while changed:  # what a costly function's callers inherit, to a fixed point (recursion ends)
         changed = False
@@ -448,14 +482,16 @@ class Memo:
         """The key shape of function ``name``'s memo for searches (see :func:`_shapes`)."""
         return _cached(_ANALYSED_SHAPES, self._rules, _shapes)[name]
 
-    def table(self, kind: str, functions: tuple[str, ...]) -> dict:
+    def table(self, kind: str, functions: tuple[str, ...], positions: bool = True) -> dict:
         """A memo for a built-in that reads where the units stand and calls ``functions`` (a
         movement search): forgotten when a unit moves or when what the functions read changes.
+        ``positions`` false: the built-in itself does not read where the units stand (answers
+        of the functions alone), so only what the functions read forgets it.
         """
-        key = (kind, functions)
+        key = (kind, functions, positions)
         table = self._extra.get(key)
         if table is None:
-            reads = {POSITIONS}
+            reads = {POSITIONS} if positions else set()
             for name in functions:
                 reads |= self.reads.get(name, {ANY})
             table = self._extra[key] = {}
@@ -474,6 +510,22 @@ class Memo:
         self._filled.clear()
         for table in self._extra.values():
             table.clear()
+
+    def list_changer(self, impl: Callable, definition_lists: set[int]) -> Callable:
+        """Built-in ``impl`` (push, pop, remove, shuffle: its first argument is the list it
+        changes in place) forgetting first what reads lists: :data:`LISTS` always, and
+        :data:`DEFINITION_LISTS` when the list is one a definition holds (``definition_lists``:
+        their ids, kept while the definitions live), which a list put in a field or an event
+        may still be."""
+        forget_lists = self.forgetter(LISTS)
+        forget_definitions = self.forgetter(DEFINITION_LISTS)
+
+        def changing(items, *args):
+            forget_lists()
+            if id(items) in definition_lists:
+                forget_definitions()
+            return impl(items, *args)
+        return changing
 
     def forgetter(self, token: Token | None) -> Callable[[], None] | None:
         """What to call when something ``token`` names changes (None: nothing to forget)."""

@@ -11,6 +11,8 @@ import random
 from collections import deque
 from typing import Callable
 
+from hexlore.runtime.engine.dice import below
+
 
 class Decision:
     """One choice a side makes: its options (and their labels), the rules' default and the
@@ -89,7 +91,7 @@ class RandomPolicy(Policy):
     def choose(self, decision: Decision) -> int:
         if self.rng is None:
             self.rng = random.Random(self.seed)
-        return self.rng.randrange(len(decision.options))
+        return below(self.rng, len(decision.options))  # rng.randrange, the same draw
 
 
 #: the policies a side may name (``scripted`` plays the scenario's script, then ``first``;

@@ -43,6 +43,9 @@ class ScenarioValues:
         # the collector (tests/test_linking.py)
         self._evaluate = evaluate
         self.def_values: dict[str, dict] = {}
+        #: ids of the lists definitions hold (nested ones too): a list changed in place that
+        #: is one of them makes what reads definitions' lists forget (memo.DEFINITION_LISTS)
+        self.definition_lists: set[int] = set()
         self._default_makers: dict[str, list] = {}
 
     def const(self, node: ir.X):
@@ -79,6 +82,11 @@ class ScenarioValues:
             for fname, x in d.values:
                 values[fname] = self.const(x)
             self.def_values[d.name] = values
+            lists = [v for v in values.values() if v.__class__ is list]
+            while lists:
+                items = lists.pop()
+                self.definition_lists.add(id(items))
+                lists += [v for v in items if v.__class__ is list]
         return values
 
     def convert(self, value, t: Type, problems, path, key: bool = False, doc=None):

@@ -51,6 +51,10 @@ __all__ = [
     "ENTER",
     "STOP",
     "MoveRules",
+    "HexAnswers",
+    "UNASKED",
+    "BoardIndex",
+    "board_index",
     "Route",
     "search",
     "search_simple",
@@ -89,6 +93,33 @@ ENTER = "enter"
 STOP = "stop"
 
 
+#: an answer a :class:`HexAnswers` list does not hold yet
+UNASKED = object()
+
+
+class HexAnswers:
+    """One question about the hexes (a step's cost, "does the move stop there") answered by hex
+    number in board order (:func:`board_index`): ``known[i]`` is the answer for hex ``i`` or
+    :data:`UNASKED`, and ``ask(i)`` gives an answer not known yet (the search keeps it in
+    ``known``). A search reads a list rather than calling a function per step: a Lore callback
+    is far slower than an item of a list, and the caller may keep ``known`` from one search to
+    the next while what the callback reads is unchanged."""
+
+    __slots__ = ("known", "ask")
+
+    def __init__(self, known: list, ask: Callable[[int], Any]):
+        self.known = known
+        self.ask = ask
+
+    def __call__(self, i: int):
+        """The answer for hex number ``i`` (asked once, then kept)."""
+        known = self.known
+        a = known[i]
+        if a is UNASKED:
+            a = known[i] = self.ask(i)
+        return a
+
+
 @dataclass(frozen=True)
 class MoveRules:
     """What the rules say about one unit's move; every field but the numbers is a callback.
@@ -108,6 +139,11 @@ class MoveRules:
     obstacle_cost: int = 1
     controlled: HexTest | None = None
     zoc: str = ZOC_NONE
+    #: optional, the same answers by hex number, for a step cost that depends only on the hex
+    #: entered and for ``stops``: the fast search then reads lists (``enter_cost`` and ``stops``
+    #: must still agree with them: the plain search asks those)
+    costs: HexAnswers | None = None
+    stop_answers: HexAnswers | None = None
 
     def __post_init__(self) -> None:
         if self.zoc not in ZOC_MODES:
@@ -217,7 +253,7 @@ def _validate(board: Board, start: Hex, budget: int) -> None:
 
 
 @dataclass(frozen=True, eq=False)
-class _Index:
+class BoardIndex:
     """Board hexes numbered in ``(r, q)`` order, so a number compares like its hex's key."""
 
     hexes: tuple[Hex, ...]
@@ -225,16 +261,21 @@ class _Index:
     neighbours: tuple[tuple[int, ...], ...]
 
 
-_INDEXES: "weakref.WeakKeyDictionary[Board, _Index]" = weakref.WeakKeyDictionary()
+_INDEXES: "weakref.WeakKeyDictionary[Board, BoardIndex]" = weakref.WeakKeyDictionary()
 
 
-def _index(board: Board) -> _Index:
+def board_index(board: Board) -> BoardIndex:
+    """The board's hexes by number, as the searches and :class:`HexAnswers` number them."""
+    return _index(board)
+
+
+def _index(board: Board) -> BoardIndex:
     found = _INDEXES.get(board)
     if found is None:
         hexes = tuple(board)  # boards iterate row by row, left to right: (r, q) order
         number = {h: i for i, h in enumerate(hexes)}
         neighbours = tuple(tuple(number[n] for n in board.neighbours(h)) for h in hexes)
-        found = _INDEXES[board] = _Index(hexes, number, neighbours)
+        found = _INDEXES[board] = BoardIndex(hexes, number, neighbours)
     return found
 
 
@@ -274,7 +315,7 @@ def search(board: Board, start: Hex, budget: int, rules: MoveRules) -> dict[Hex,
         return search_simple(board, start, budget, rules)
 
 
-def _path_less(parent: dict[int, int], depth: dict[int, int], u: int, w: int, v: int) -> bool:
+def _path_less(parent: list[int], depth: list[int], u: int, w: int, v: int) -> bool:
     """Is ``path(u) + [v]`` before ``path(w) + [v]``? States ``u != w``; ``v`` a hex number.
 
     A state's number is ``3 * hex + kind``, so ``state // 3`` is its hex number, and hex
@@ -313,21 +354,32 @@ def _search_fast(board: Board, start: Hex, budget: int, rules: MoveRules) -> dic
     enter_cost, obstacle, extra = rules.enter_cost, rules.obstacle, rules.obstacle_cost
     stops, controlled, zoc = rules.stops, rules.controlled, rules.zoc
     use_zoc = zoc != ZOC_NONE and controlled is not None
-    stop_at: dict[int, bool] = {}
+    # answers by hex number: the caller's lists when it gives them, else lists of this search
+    costs = rules.costs
+    known_cost, ask_cost = (costs.known, costs.ask) if costs is not None else (None, None)
+    if rules.stop_answers is not None:
+        stop_known, ask_stop = rules.stop_answers.known, rules.stop_answers.ask
+    elif stops is not None:
+        stop_known, ask_stop = [UNASKED] * len(hexes), lambda j: stops(hexes[j])
+    else:
+        stop_known = ask_stop = None
     ctl: dict[int, bool] = {}
     s0 = idx.number[start] * _KINDS + _GOES_ON
-    best: dict[int, int] = {s0: 0}
-    parent: dict[int, int] = {s0: -1}
-    depth: dict[int, int] = {s0: 0}
-    done: set[int] = set()
+    # per state (3 * hex number + kind): lists, which index faster than dicts hash
+    size = len(hexes) * _KINDS
+    best: list[int | None] = [None] * size
+    best[s0] = 0
+    parent = [-1] * size
+    depth = [0] * size
+    done = bytearray(size)
     settled: list[int] = []
     heap: list[tuple[int, int]] = [(0, s0)]
     pop, push = heapq.heappop, heapq.heappush
     while heap:
         cost, s = pop(heap)
-        if s in done:
+        if done[s]:
             continue
-        done.add(s)
+        done[s] = 1
         settled.append(s)
         i, kind = divmod(s, _KINDS)
         if kind != _GOES_ON:
@@ -337,7 +389,12 @@ def _search_fast(board: Board, start: Hex, budget: int, rules: MoveRules) -> dic
         frm_ctl = None
         for j in nbrs[i]:
             to = hexes[j]
-            c = enter_cost(frm, to)
+            if known_cost is not None:
+                c = known_cost[j]
+                if c is UNASKED:
+                    c = known_cost[j] = ask_cost(j)
+            else:
+                c = enter_cost(frm, to)
             if c is None:
                 continue
             if c <= 0:
@@ -350,9 +407,13 @@ def _search_fast(board: Board, start: Hex, budget: int, rules: MoveRules) -> dic
             new = cost + c
             if new > budget:
                 continue
-            kind = stop_at.get(j)
-            if kind is None:
-                kind = stop_at[j] = _STOPPED if stops is not None and stops(to) else _GOES_ON
+            kind = _GOES_ON
+            if stop_known is not None:
+                stop = stop_known[j]
+                if stop is UNASKED:
+                    stop = stop_known[j] = bool(ask_stop(j))
+                if stop:
+                    kind = _STOPPED
             if use_zoc:
                 to_ctl = ctl.get(j)
                 if to_ctl is None:
@@ -370,9 +431,9 @@ def _search_fast(board: Board, start: Hex, budget: int, rules: MoveRules) -> dic
                                 continue
                             kind = _SPENT
             t = j * _KINDS + kind
-            if t in done:
+            if done[t]:
                 continue
-            known = best.get(t)
+            known = best[t]
             if known is None or new < known:
                 best[t] = new
                 parent[t] = s

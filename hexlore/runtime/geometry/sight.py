@@ -34,6 +34,7 @@ whole-board scan with Fractions of :func:`crossed_hexes_reference`, which tests 
 
 from __future__ import annotations
 
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterator
 from fractions import Fraction
@@ -292,6 +293,48 @@ def _always(h: Hex) -> bool:
     return True
 
 
+class _Cone:
+    """The parallelogram of :func:`_split` between two hexes of one board, as numbered cells
+    (``i * (n2 + 1) + j`` for ``i`` steps one way and ``j`` the other): each cell's hex (None
+    off the board) and the cells a step may go to next, nearest the straight line first. The
+    geometry of a look depends on the board alone, so it is made once per pair of hexes and
+    the searches only ask the hexes' callback."""
+
+    __slots__ = ("hexes", "steps", "goal", "straight")
+
+    def __init__(self, board: Board, a: Hex, b: Hex):
+        (x1, y1), n1, (x2, y2), n2 = _split(a, b)
+        on_board = board.hexes
+        width = n2 + 1
+        self.hexes: list[Hex | None] = []
+        self.steps: list[tuple[int, ...]] = []
+        for i in range(n1 + 1):
+            for j in range(n2 + 1):
+                h = Hex(a.q + i * x1 + j * x2, a.r + i * y1 + j * y2)
+                self.hexes.append(h if h in on_board else None)
+                order = ((i + 1, j), (i, j + 1)) if i * n2 <= j * n1 else ((i, j + 1), (i + 1, j))
+                self.steps.append(tuple(ci * width + cj for ci, cj in order if ci <= n1 and cj <= n2))
+        self.goal = n1 * width + n2
+        #: is there such a path through board hexes at all (what _always answers), once known
+        self.straight: bool | None = None
+
+
+_CONES: "weakref.WeakKeyDictionary[Board, dict[tuple[Hex, Hex], _Cone | None]]" = weakref.WeakKeyDictionary()
+
+
+def _cone(board: Board, a: Hex, b: Hex) -> _Cone | None:
+    """The cone of a look from ``a`` to ``b`` on ``board`` (None: the same or adjacent hexes)."""
+    cones = _CONES.get(board)
+    if cones is None:
+        cones = _CONES[board] = {}
+    key = (a, b)
+    try:
+        return cones[key]
+    except KeyError:
+        cone = cones[key] = _Cone(board, a, b) if a.distance(b) > 1 else None
+        return cone
+
+
 def _cone_search(board: Board, a: Hex, b: Hex, open_: Callable[[Hex], bool]) -> bool:
     """Is there a path from a to b, each step one nearer b on the grid (so of length
     ``distance(a, b)``), through board hexes that are ``open_`` (b itself exempt)?
@@ -299,20 +342,18 @@ def _cone_search(board: Board, a: Hex, b: Hex, open_: Callable[[Hex], bool]) -> 
     Depth-first over the parallelogram of :func:`_split`, trying first the step that keeps
     the path nearest the straight line (a fixed order). Cells from which b cannot be reached
     are remembered, so each is expanded once: ``O(d)`` when the straightest path is clear,
-    ``O(d^2)`` at worst, never the exponential list of paths.
+    ``O(d^2)`` at worst, never the exponential list of paths. With ``open_`` :func:`_always`
+    the answer is the board's alone, kept with the cone.
     """
-    (x1, y1), n1, (x2, y2), n2 = _split(a, b)
-    if n1 + n2 <= 1:
+    cone = _cone(board, a, b)
+    if cone is None:
         return True
-    hexes = board.hexes
-    dead: set[tuple[int, int]] = set()
-
-    def steps(i: int, j: int) -> list[tuple[int, int]]:
-        one, two = (i + 1, j), (i, j + 1)
-        order = (one, two) if i * n2 <= j * n1 else (two, one)
-        return [c for c in order if c[0] <= n1 and c[1] <= n2]
-
-    stack: list[list] = [[steps(0, 0), 0]]
+    if open_ is _always and cone.straight is not None:
+        return cone.straight
+    hexes, steps, goal = cone.hexes, cone.steps, cone.goal
+    dead: set[int] = set()
+    found = False
+    stack: list[list] = [[steps[0], 0]]
     while stack:
         frame = stack[-1]
         options, k = frame
@@ -321,18 +362,20 @@ def _cone_search(board: Board, a: Hex, b: Hex, open_: Callable[[Hex], bool]) -> 
             continue
         frame[1] = k + 1
         cell = options[k]
-        i, j = cell
-        if i == n1 and j == n2:
-            return True
+        if cell == goal:
+            found = True
+            break
         if cell in dead:
             continue
-        h = Hex(a.q + i * x1 + j * x2, a.r + i * y1 + j * y2)
-        if h not in hexes or not open_(h):
+        h = hexes[cell]
+        if h is None or not open_(h):
             dead.add(cell)
             continue
         dead.add(cell)  # reached once: if a path through it existed, the search would end there
-        stack.append([steps(i, j), 0])
-    return False
+        stack.append([steps[cell], 0])
+    if open_ is _always:
+        cone.straight = found
+    return found
 
 
 def _bfs(board: Board, start: Hex, limit: int | None = None) -> dict[Hex, int]:

@@ -11,11 +11,13 @@ of the rules as the language reference states them.
 from __future__ import annotations
 
 import ast
+import copy
 from typing import TYPE_CHECKING, Callable
 
 from hexlore.compiler import ir
 from hexlore.compiler.model import TriggerSpec, Timing
-from hexlore.runtime.engine.compiled.expressions import Expressions
+from hexlore.dsl.limits import MAX_INT
+from hexlore.runtime.engine.compiled.expressions import Expressions, _walrus
 from hexlore.runtime.engine.compiled.names import (CONTEXT, Scope, attr, call, counting_event, function, name,
                                                    spending, store)
 from hexlore.runtime.engine.memo import ANY, field_token
@@ -46,6 +48,20 @@ def _journalled_write(scope: Scope, fields: ast.expr, key: ast.expr, value: ast.
             ast.Assign([ast.Subscript(fields, key, ast.Store())], value)]
 
 
+def _added(scope: Scope, current: ast.expr, change: ast.Name, op: str, origin: ast.expr) -> ast.expr:
+    """``h_add_to(current, change, op, origin)`` with its common case written out: two ints whose
+    sum (difference) is within ±MAX_INT need no call (``current`` and ``change`` are names, read
+    twice). Anything else (a list grown, a face or a truth value counted, a number out of range)
+    goes through the helper, which also raises."""
+    t = scope.temp()
+    result = _walrus(t, ast.BinOp(copy.deepcopy(current), ast.Add() if op == "+=" else ast.Sub(), change))
+    fast = ast.BoolOp(ast.And(), [
+        ast.Compare(attr(copy.deepcopy(current), "__class__"), [ast.Is()], [name("h_int")]),
+        ast.Compare(attr(name(change.id), "__class__"), [ast.Is()], [name("h_int")]),
+        ast.Compare(ast.Constant(-MAX_INT), [ast.LtE(), ast.LtE()], [result, ast.Constant(MAX_INT)])])
+    return ast.IfExp(fast, name(t), call("h_add_to", current, name(change.id), ast.Constant(op), origin))
+
+
 class Statements:
     """Compiles the statements of one generated function."""
 
@@ -70,8 +86,10 @@ class Statements:
         target = self.scope.target(node.name)
         if node.op == "=":
             return [ast.Assign([target], self.exprs.x(node.value))]
-        return [ast.Assign([target], call("h_add_to", self.scope.load(node.name), self.exprs.x(node.value),
-                                          ast.Constant(node.op), self.module.origin(node)))]
+        change = self.scope.temp()
+        return [_assign(change, self.exprs.x(node.value)),
+                ast.Assign([target], _added(self.scope, self.scope.load(node.name), name(change), node.op,
+                                            self.module.origin(node)))]
 
     def s_SetField(self, node: ir.SetField):
         key, origin = ast.Constant(node.name), self.module.origin(node)
@@ -95,7 +113,7 @@ class Statements:
                     _assign(current, _subscript(name(d), key)),
                     ast.If(ast.Compare(name(current), [ast.Is()], [ast.Constant(None)]),
                            [ast.Expr(call("h_change_none", key, ast.Constant(node.op), origin))], []),
-                    _assign(value, call("h_add_to", name(current), name(change), ast.Constant(node.op), origin))]
+                    _assign(value, _added(self.scope, name(current), name(change), node.op, origin))]
         out += _journalled_write(self.scope, name(d), key, name(value))
         token = field_token(node.owner, node.name) or ANY
         out.append(ast.Expr(call(_subscript(attr(CONTEXT, "forget"), ast.Constant(self.program.forget_index(token))))))
@@ -253,8 +271,7 @@ def emitter_def(program: "Program", identifier: str, event: str) -> ast.Function
     body: list[ast.stmt] = [
         *counting_event(name("t_origin")),
         ast.If(ast.Compare(attr(CONTEXT, "depth"), [ast.GtE()], [ast.Constant(program.max_depth)]),
-               [ast.Expr(call(attr(CONTEXT, "too_deep"), ast.Constant(event), name("t_origin")))], []),
-        ast.AugAssign(ast.Attribute(name(CONTEXT), "depth", ast.Store()), ast.Add(), ast.Constant(1))]
+               [ast.Expr(call(attr(CONTEXT, "too_deep"), ast.Constant(event), name("t_origin")))], [])]
     inner: list[ast.stmt] = [_assign(record, call("h_event", ast.Constant(event), name("t_args")))]
     if table:
         inner += [ast.Expr(run(t)) for t in table.before]
@@ -275,6 +292,10 @@ def emitter_def(program: "Program", identifier: str, event: str) -> ast.Function
             inner += on
         inner += [ast.Expr(run(t)) for t in table.after]
     inner.append(ast.Return(name(record)))
+    if not table or not (table.before or table.instead or table.on or table.after):
+        # no trigger runs inside: nothing can read the depth, so it is not raised and lowered
+        return function(identifier, [CONTEXT, "t_args", "t_origin"], body + inner)
+    body.append(ast.AugAssign(ast.Attribute(name(CONTEXT), "depth", ast.Store()), ast.Add(), ast.Constant(1)))
     decrement = ast.AugAssign(ast.Attribute(name(CONTEXT), "depth", ast.Store()), ast.Sub(), ast.Constant(1))
     body.append(ast.Try(inner, [], [], [decrement]))
     return function(identifier, [CONTEXT, "t_args", "t_origin"], body)

@@ -103,9 +103,12 @@ def has_tag(face, tag) -> bool:
 def spend_list(items, origin: ir.Origin):
     """A list a built-in made: within MAX_LIST_ITEMS, and its items spent from the budget."""
     if items.__class__ is list:
-        if len(items) > MAX_LIST_ITEMS:
+        n = len(items)
+        if n > MAX_LIST_ITEMS:
             bounded_list(items, origin)
-        BUDGET.spend(len(items), origin)
+        BUDGET.left -= n  # BUDGET.spend written out: this runs at nearly every built-in call
+        if BUDGET.left < 0:
+            BUDGET.spend(0, origin)
     return items
 
 
