@@ -7,13 +7,20 @@ before the next. A future answers every request itself, never through the game's
 players, so nothing of the real game is consumed or written:
 
 - **decisions** of every side inside the tree are chosen by UCT (each side maximises its own
-  reward); below the tree, by a cheap rollout player (uniform, from the search's stream);
+  reward); below the tree, by a cheap rollout player (the option the rules prefer, or now and
+  then any option, from the search's stream);
 - **dice** are rolled from the search's own stream (sampled chance: the tree is
   *open-loop*, keyed by the options' labels, so the same node serves every roll that leads
   to it and an option the dice made impossible is simply not offered);
+- **the tree is kept**: when the next decision the game asks is this player's again (nobody
+  was asked anything in between, as within a turn), its search starts from the node the last
+  choice led to, with the futures already played below it;
 - **hidden order** — every list the rules have shuffled (a deck) — is dealt again from the
   search's stream at the start of each future (determinization: no player knows the order);
-- a future stops when the game ends, or after ``depth`` decisions. A victory is worth 1 to
+- a future stops when the game ends, at the first decision of a turn past the next ``turns``
+  turns (with 2: the rest of this turn, the next side's, and this side's next one, so a move
+  that puts a unit in danger is judged after the reply to it and the attack it prepares), or
+  after ``depth`` decisions, whichever comes first. A victory is worth 1 to
   the winner and 0 to the others; a position without a winner (the round limit, a drawn
   game, a future stopped) is **evaluated**: by the packs' ``evaluate(s: side) -> int`` when
   they declare one (more is better for ``s``), else by the units each side has still alive,
@@ -47,8 +54,8 @@ if TYPE_CHECKING:
 
 
 DEFAULT_SIMULATIONS = 200
-DEFAULT_DEPTH = 12  # decisions a future plays past the root before it is evaluated
-DEFAULT_TURNS = 0  # turns a future may begin past the root's before it is evaluated (0: no such cut)
+DEFAULT_DEPTH = 40  # at most this many decisions a future plays past the root before it is evaluated
+DEFAULT_TURNS = 2  # turns a future may begin past the root's before it is evaluated (0: no such cut)
 EXPLORATION = 1.0  # PUCT's constant for rewards in [0, 1]
 PREFERRED = 0.25  # the share of the prior that goes to the options the rules prefer
 GREED = 0.8  # how often a rollout takes the option the rules prefer
