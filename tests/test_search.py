@@ -52,7 +52,8 @@ def test_where_nobody_can_win_the_packs_evaluation_decides():
 def test_a_search_goes_on_with_its_tree_when_it_is_asked_the_very_next_decision():
     """North picks two numbers in a row each turn: the second search starts from the node the
     first one's choice led to; the first pick of a turn comes after south's, so it starts
-    afresh. Without reuse every search starts afresh."""
+    afresh. Without reuse every search starts afresh, and so does a search after a real die
+    roll (a coin tossed between the two picks: the futures below the node tossed their own)."""
     game, log = play(PUZZLES / "pairs.yaml", 0, {"north": "mcts:60"})
     cost = game.policies["north"].cost
     assert (cost.searches, cost.reused) == (4, 2)
@@ -61,6 +62,8 @@ def test_a_search_goes_on_with_its_tree_when_it_is_asked_the_very_next_decision(
     fresh = SearchPolicy("0:north", simulations=60, reuse=False)
     play(PUZZLES / "pairs.yaml", 0, {"north": fresh})
     assert (fresh.cost.searches, fresh.cost.reused) == (4, 0)
+    tossed = play(PUZZLES / "pairs_toss.yaml", 0, {"north": "mcts:60"})[0].policies["north"].cost
+    assert (tossed.searches, tossed.reused) == (4, 0)
 
 
 @pytest.mark.parametrize("turns, answered", [(0, 5 + 3 + 1), (1, 1 + 1 + 1), (2, 2 + 2 + 1), (3, 3 + 3 + 1)])

@@ -96,7 +96,7 @@ class Game:
         #: called with the game at the start of each round (a sweep follows who leads)
         self.round_watchers: list = []
         #: decisions with more than one option asked so far (a searching player keeps its tree
-        #: for the next decision only when nobody was asked anything in between)
+        #: for the next decision only when nobody was asked anything, and no die rolled, between)
         self.asked = 0
         self.script = Script(decisions if decisions is not None else scenario.decisions)
         self.state = GameState(scenario.board)

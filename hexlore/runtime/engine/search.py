@@ -12,9 +12,10 @@ players, so nothing of the real game is consumed or written:
 - **dice** are rolled from the search's own stream (sampled chance: the tree is
   *open-loop*, keyed by the options' labels, so the same node serves every roll that leads
   to it and an option the dice made impossible is simply not offered);
-- **the tree is kept**: when the next decision the game asks is this player's again (nobody
-  was asked anything in between, as within a turn), its search starts from the node the last
-  choice led to, with the futures already played below it;
+- **the tree is kept**: when the next decision the game asks is this player's again and
+  nothing happened in between (nobody was asked anything, no die was rolled: a unit's steps
+  within a turn), its search starts from the node the last choice led to, with the futures
+  already played below it;
 - **hidden order** — every list the rules have shuffled (a deck) — is dealt again from the
   search's stream at the start of each future (determinization: no player knows the order);
 - a future stops when the game ends, at the first decision of a turn past the next ``turns``
@@ -129,8 +130,10 @@ class SearchPolicy(Policy):
         self.depth = depth
         self.turns = turns
         self.reuse = reuse
-        #: after a choice: (the game's decisions asked then, the node the choice leads to, the
-        #: leads and spreads its rewards were measured with), for the next search if it follows
+        #: after a choice: ((the game's decisions asked, its dice rolled) then, the node the
+        #: choice leads to, the leads and spreads its rewards were measured with), for the next
+        #: search if it follows: nobody asked anything, no die rolled in between (the futures
+        #: below the node rolled their own dice: after a real roll they would be stale)
         self._kept: tuple | None = None
         self.exploration = exploration
         self.greed = greed
@@ -152,10 +155,10 @@ class SearchPolicy(Policy):
         started = time.process_time()
         rng = random.Random(f"hexlore-mcts:{self.seed}:{self.cost.searches}")
         kept = self._kept
-        follows = self.reuse and kept is not None and kept[0] + 1 == game.asked
+        follows = self.reuse and kept is not None and kept[0] == (game.asked - 1, game.roller.rolled)
         search = _Search(game, decision, rng, self, kept[1:] if follows else None)
         index = search.run()
-        self._kept = search.kept(index, game.asked)
+        self._kept = search.kept(index, (game.asked, game.roller.rolled))
         self.cost.searches += 1
         self.cost.reused += follows
         self.cost.seconds += time.process_time() - started
@@ -183,7 +186,7 @@ class _Search:
             self.root_leads = _leads(self._scores(), self.sides)
             self.spread = {s: _Spread() for s in self.sides}
 
-    def kept(self, index: int, asked: int) -> tuple | None:
+    def kept(self, index: int, asked: tuple) -> tuple | None:
         """What the next search keeps if it follows this one: the node option ``index`` leads
         to (None when no future went past it)."""
         edge = self.root.edges.get(_key(self.decision.name, self.decision.labels[index]))
