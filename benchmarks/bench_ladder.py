@@ -2,6 +2,7 @@
 
     python benchmarks/bench_ladder.py [--games N] [--workers W] [--ladder random,greedy,mcts:100,mcts:1000]
                                       [--scenario battlelore/spider_ford.yaml] [--max-rounds R]
+                                      [--mirror mcts:200 --mirror-games M]
 
 For each step (weaker, stronger) of the ladder and each scenario, ``N`` games are played with
 the stronger player on the first side and ``N`` with it on the second (both seatings: a
@@ -10,6 +11,9 @@ command prints the same table). Each row gives the stronger player's share of th
 with its 95% Wilson interval, per seating and in all, the share of games that ended by
 victory rather than by the round limit, and the stronger player's search cost per decision.
 A ladder holds when every step's lower bound is above one half.
+
+``--mirror P`` then plays ``M`` games of P against itself on each scenario and gives the share
+that ended by victory (not by the round limit or a draw), with its interval, and who won.
 """
 
 from __future__ import annotations
@@ -61,6 +65,8 @@ def main() -> None:
     parser.add_argument("--scenario", action="append", help="only these scenarios (repeatable)")
     parser.add_argument("--max-rounds", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--mirror", help="also play this player against itself on each scenario")
+    parser.add_argument("--mirror-games", type=int, default=10, help="games of the mirror match per scenario")
     args = parser.parse_args()
     ladder = args.ladder.split(",")
     chosen = [s for s in SCENARIOS if not args.scenario or s[0] in args.scenario]
@@ -77,6 +83,26 @@ def main() -> None:
             print(f"| {scenario} | {strong} vs {weak} | {m['wins']}/{m['games']} = {100 * m['wins'] / m['games']:.0f}% "
                   f"({100 * lo:.0f}–{100 * hi:.0f}%) | {seats[0]} | {seats[1]} | "
                   f"{100 * m['decided'] / m['games']:.0f}% | {took:.1f} |", flush=True)
+    if args.mirror:
+        mirror(chosen, args.mirror, args.mirror_games, args.workers, args.seed, args.max_rounds)
+
+
+def mirror(chosen: list, player: str, games: int, workers: int, seed: int, max_rounds: int | None) -> None:
+    """``player`` against itself: how many games end by victory, and who won them."""
+    print(f"\n{player} against itself, {games} games a scenario, seed {seed}")
+    print("| scenario | ended by victory (95%) | wins | rounds (mean) | s/game |")
+    print("|---|---|---|---|---|")
+    for scenario, sides in chosen:
+        start = time.perf_counter()
+        report, diagnostics, _ = hexlore.sweep(str(ROOT / "scenarios" / scenario), games, workers=workers, seed=seed,
+                                               policies={"all": player}, max_rounds=max_rounds)
+        if report is None:
+            raise SystemExit("\n".join(d.headline() for d in diagnostics))
+        decided = report["ended_by_victory"]["count"]
+        lo, hi = wilson(decided, games)
+        wins = ", ".join(f"{side} {report['wins'][side]['count']}" for side in sides)
+        print(f"| {scenario} | {decided}/{games} = {100 * decided / games:.0f}% ({100 * lo:.0f}–{100 * hi:.0f}%) | "
+              f"{wins} | {report['length']['mean']:.1f} | {(time.perf_counter() - start) / games:.1f} |", flush=True)
 
 
 if __name__ == "__main__":

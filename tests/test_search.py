@@ -49,6 +49,40 @@ def test_where_nobody_can_win_the_packs_evaluation_decides():
     assert game.state.winner is None and game.result().search["north"]["searches"] == 3
 
 
+def test_a_search_goes_on_with_its_tree_when_it_is_asked_the_very_next_decision():
+    """North picks two numbers in a row each turn: the second search starts from the node the
+    first one's choice led to; the first pick of a turn comes after south's, so it starts
+    afresh. Without reuse every search starts afresh, and so does a search after a real die
+    roll (a coin tossed between the two picks: the futures below the node tossed their own)."""
+    game, log = play(PUZZLES / "pairs.yaml", 0, {"north": "mcts:60"})
+    cost = game.policies["north"].cost
+    assert (cost.searches, cost.reused) == (4, 2)
+    again = play(PUZZLES / "pairs.yaml", 0, {"north": "mcts:60"})[1]
+    assert again == log  # what it keeps is seeded like the rest
+    fresh = SearchPolicy("0:north", simulations=60, reuse=False)
+    play(PUZZLES / "pairs.yaml", 0, {"north": fresh})
+    assert (fresh.cost.searches, fresh.cost.reused) == (4, 0)
+    tossed = play(PUZZLES / "pairs_toss.yaml", 0, {"north": "mcts:60"})[0].policies["north"].cost
+    assert (tossed.searches, tossed.reused) == (4, 0)
+
+
+@pytest.mark.parametrize("turns, answered", [(0, 5 + 3 + 1), (1, 1 + 1 + 1), (2, 2 + 2 + 1), (3, 3 + 3 + 1)])
+def test_a_future_stops_after_the_turns_it_may_begin(turns, answered):
+    """Points, three rounds, north at turns 1, 3, 5 and south at 2, 4, 6: a future from north's
+    turn answers the picks of the next ``turns`` turns and stops at the first decision of a turn
+    past them (or at the end of the game); without a limit it plays to the end."""
+    player = SearchPolicy("0:north", simulations=10, depth=100, turns=turns)
+    play(PUZZLES / "points.yaml", 0, {"north": player})
+    assert player.cost.searches == 3
+    assert player.cost.decisions_played == 10 * answered
+
+
+def test_a_future_answers_at_most_depth_decisions():
+    player = SearchPolicy("0:north", simulations=10, depth=2)
+    play(PUZZLES / "points.yaml", 0, {"north": player})
+    assert player.cost.decisions_played == 10 * (2 + 2 + 1)
+
+
 def test_the_search_never_sees_the_order_of_a_shuffled_deck():
     """Naming the top card wins: a player that could see the deck's order would win every game;
     one that deals it anew in each future wins about one game in four."""

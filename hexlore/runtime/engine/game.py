@@ -95,6 +95,9 @@ class Game:
         self.paused_at = None
         #: called with the game at the start of each round (a sweep follows who leads)
         self.round_watchers: list = []
+        #: decisions with more than one option asked so far (a searching player keeps its tree
+        #: for the next decision only when nobody was asked anything, and no die rolled, between)
+        self.asked = 0
         self.script = Script(decisions if decisions is not None else scenario.decisions)
         self.state = GameState(scenario.board)
         # memoised results of pure functions (hexlore/runtime/engine/memo.py): filled only while
@@ -299,6 +302,8 @@ class Game:
         except ScriptError as exc:
             raise RuleError(str(exc), origin) from exc
         scripted = index is not None
+        if len(options) > 1:
+            self.asked += 1
         if index is None:
             index = self.policies[side.name].choose(decision)
         choice = decision.labels[index] if decision.labelled else shown(options[index])

@@ -7,13 +7,21 @@ before the next. A future answers every request itself, never through the game's
 players, so nothing of the real game is consumed or written:
 
 - **decisions** of every side inside the tree are chosen by UCT (each side maximises its own
-  reward); below the tree, by a cheap rollout player (uniform, from the search's stream);
+  reward); below the tree, by a cheap rollout player (the option the rules prefer, or now and
+  then any option, from the search's stream);
 - **dice** are rolled from the search's own stream (sampled chance: the tree is
   *open-loop*, keyed by the options' labels, so the same node serves every roll that leads
   to it and an option the dice made impossible is simply not offered);
+- **the tree is kept**: when the next decision the game asks is this player's again and
+  nothing happened in between (nobody was asked anything, no die was rolled: a unit's steps
+  within a turn), its search starts from the node the last choice led to, with the futures
+  already played below it;
 - **hidden order** — every list the rules have shuffled (a deck) — is dealt again from the
   search's stream at the start of each future (determinization: no player knows the order);
-- a future stops when the game ends, or after ``depth`` decisions. A victory is worth 1 to
+- a future stops when the game ends, at the first decision of a turn past the next ``turns``
+  turns (with 2: the rest of this turn, the next side's, and this side's next one, so a move
+  that puts a unit in danger is judged after the reply to it and the attack it prepares), or
+  after ``depth`` decisions, whichever comes first. A victory is worth 1 to
   the winner and 0 to the others; a position without a winner (the round limit, a drawn
   game, a future stopped) is **evaluated**: by the packs' ``evaluate(s: side) -> int`` when
   they declare one (more is better for ``s``), else by the units each side has still alive,
@@ -47,7 +55,8 @@ if TYPE_CHECKING:
 
 
 DEFAULT_SIMULATIONS = 200
-DEFAULT_DEPTH = 12  # decisions a future plays past the root before it is evaluated
+DEFAULT_DEPTH = 40  # at most this many decisions a future plays past the root before it is evaluated
+DEFAULT_TURNS = 2  # turns a future may begin past the root's before it is evaluated (0: no such cut)
 EXPLORATION = 1.0  # PUCT's constant for rewards in [0, 1]
 PREFERRED = 0.25  # the share of the prior that goes to the options the rules prefer
 GREED = 0.8  # how often a rollout takes the option the rules prefer
@@ -79,6 +88,7 @@ class SearchCost:
     """What a searching player spent, for the per-decision cost a run reports."""
 
     searches: int = 0
+    reused: int = 0  # searches that started from the tree of the one before
     simulations: int = 0
     decisions_played: int = 0  # decisions answered inside futures
     seconds: float = 0.0
@@ -112,11 +122,19 @@ class SearchPolicy(Policy):
     needs_forks = True
 
     def __init__(self, seed: str, simulations: int = DEFAULT_SIMULATIONS, seconds: float | None = None,
-                 depth: int = DEFAULT_DEPTH, exploration: float = EXPLORATION, greed: float = GREED):
+                 depth: int = DEFAULT_DEPTH, exploration: float = EXPLORATION, greed: float = GREED,
+                 turns: int = DEFAULT_TURNS, reuse: bool = True):
         self.seed = seed
         self.simulations = simulations
         self.seconds = seconds
         self.depth = depth
+        self.turns = turns
+        self.reuse = reuse
+        #: after a choice: ((the game's decisions asked, its dice rolled) then, the node the
+        #: choice leads to, the leads and spreads its rewards were measured with), for the next
+        #: search if it follows: nobody asked anything, no die rolled in between (the futures
+        #: below the node rolled their own dice: after a real roll they would be stale)
+        self._kept: tuple | None = None
         self.exploration = exploration
         self.greed = greed
         self.game: "Game | None" = None
@@ -136,8 +154,13 @@ class SearchPolicy(Policy):
                             hint="give this side another player here (first, greedy, random)")
         started = time.process_time()
         rng = random.Random(f"hexlore-mcts:{self.seed}:{self.cost.searches}")
-        index = _Search(game, decision, rng, self).run()
+        kept = self._kept
+        follows = self.reuse and kept is not None and kept[0] == (game.asked - 1, game.roller.rolled)
+        search = _Search(game, decision, rng, self, kept[1:] if follows else None)
+        index = search.run()
+        self._kept = search.kept(index, (game.asked, game.roller.rolled))
         self.cost.searches += 1
+        self.cost.reused += follows
         self.cost.seconds += time.process_time() - started
         return index
 
@@ -145,16 +168,31 @@ class SearchPolicy(Policy):
 class _Search:
     """One search from one decision; leaves the game exactly as it found it."""
 
-    def __init__(self, game: "Game", decision: Decision, rng: random.Random, player: SearchPolicy):
+    def __init__(self, game: "Game", decision: Decision, rng: random.Random, player: SearchPolicy,
+                 kept: tuple | None = None):
+        """``kept``: the node the previous search's choice led to, with the leads and spreads its
+        rewards were measured against (the next decision asked was this one: the tree goes on,
+        and so does the measure, so old and new futures are worth the same)."""
         self.game = game
         self.decision = decision
         self.rng = rng
         self.player = player
-        self.root = _Node()
         self.sides = [s.name for s in game.state.sides]
         self.evaluation = game.rules.functions.get(EVALUATION_RULE)
-        self.root_leads = _leads(self._scores(), self.sides)
-        self.spread = {s: _Spread() for s in self.sides}
+        if kept is not None:
+            self.root, self.root_leads, self.spread = kept
+        else:
+            self.root = _Node()
+            self.root_leads = _leads(self._scores(), self.sides)
+            self.spread = {s: _Spread() for s in self.sides}
+
+    def kept(self, index: int, asked: tuple) -> tuple | None:
+        """What the next search keeps if it follows this one: the node option ``index`` leads
+        to (None when no future went past it)."""
+        edge = self.root.edges.get(_key(self.decision.name, self.decision.labels[index]))
+        if edge is None or edge.node is None:
+            return None
+        return asked, edge.node, self.root_leads, self.spread
 
     def run(self) -> int:
         game, player = self.game, self.player
@@ -200,10 +238,12 @@ class _Search:
         game = self.game
         path: list[tuple[_Node, _Edge, str]] = []
         decision = self.decision
-        index, edge = self._select(self.root, root_labels, decision.scores, decision.default)
+        index, edge = self._select(self.root, decision.name, root_labels, decision.scores, decision.default)
         path.append((self.root, edge, decision.side.name))
         node = self._child(edge) if edge.visits else None  # grow the tree by one node a future
         played = 0
+        clock = game.state.game
+        last_turn = clock["turn"] + self.player.turns if self.player.turns > 0 else None
 
         def ask(request):
             nonlocal node, played
@@ -212,13 +252,14 @@ class _Search:
             options = request.options
             if len(options) <= 1:
                 return options[0] if options else request
-            played += 1
-            if played > self.player.depth:
+            if played >= self.player.depth or (last_turn is not None and clock["turn"] > last_turn):
                 return request  # stop here: the position is evaluated
+            played += 1
             if node is not None:
                 shown = game.events.shown
                 scores = request.scores() if callable(request.scores) else request.scores
-                i, chosen = self._select(node, [shown(o) for o in options], scores, request.default)
+                i, chosen = self._select(node, request.name, [shown(o) for o in options], scores,
+                                         request.default)
                 path.append((node, chosen, request.side.name))
                 node = self._child(chosen) if chosen.visits else None
                 return options[i]
@@ -235,14 +276,14 @@ class _Search:
             chosen.visits += 1
             chosen.total += rewards[who]
 
-    def _select(self, node: _Node, labels: list, scores, default) -> tuple[int, _Edge]:
+    def _select(self, node: _Node, name: str, labels: list, scores, default) -> tuple[int, _Edge]:
         """PUCT among the options offered now: the mean reward of an option plus a bonus that
         its prior earns and its visits spend. The prior leans on the rules' judgement: half
         of it goes to the options the rules prefer most (their 'prefer' scores, else their
         default), half to every option alike; an option never tried counts as a draw."""
         edges = node.edges
         n = len(labels)
-        keys = [_key(label) for label in labels]
+        keys = [_key(name, label) for label in labels]
         if scores:
             best = max(scores)
             favoured = [i for i in range(n) if scores[i] == best]
@@ -290,8 +331,9 @@ class _Search:
         """The option with the best mean reward among those tried at least a quarter as often as
         the most tried (a mean from a few lucky futures is not trusted); ties go to the more
         tried, then the earlier option."""
-        edges = self.root.edges
-        tried = [(edges[_key(label)], i) for i, label in enumerate(labels) if _key(label) in edges]
+        edges, name = self.root.edges, self.decision.name
+        keys = [_key(name, label) for label in labels]
+        tried = [(edges[key], i) for i, key in enumerate(keys) if key in edges]
         most = max((edge.visits for edge, _ in tried), default=0)
         ranked = [(edge.mean, edge.visits, -i) for edge, i in tried if 4 * edge.visits >= most and edge.visits]
         return -max(ranked)[2] if ranked else 0
@@ -339,10 +381,16 @@ def standing(game: "Game", declared: bool | None = None) -> dict[str, float]:
     return alive
 
 
-def _key(label):
-    """A label as a dictionary key (a list of hexes is labelled as a list)."""
+def _key(name: str, label):
+    """An option of decision ``name`` as a dictionary key: the decision's name and the option's
+    label (a list of hexes is labelled as a list), so that two decisions a node may stand for
+    (open loop: after different dice) never share an option."""
+    return name, _hashable(label)
+
+
+def _hashable(label):
     if label.__class__ is list:
-        return tuple(_key(x) for x in label)
+        return tuple(_hashable(x) for x in label)
     return label
 
 
