@@ -69,7 +69,12 @@ def main() -> None:
     parser.add_argument("--mirror-games", type=int, default=10, help="games of the mirror match per scenario")
     args = parser.parse_args()
     ladder = args.ladder.split(",")
-    chosen = [s for s in SCENARIOS if not args.scenario or s[0] in args.scenario]
+    wanted = {name.removesuffix(".yaml") + ".yaml" for name in args.scenario or ()}
+    unknown = wanted - {s[0] for s in SCENARIOS}
+    if unknown:
+        parser.error(f"no such playable scenario: {', '.join(sorted(unknown))} "
+                     f"(choose among {', '.join(s[0].removesuffix('.yaml') for s in SCENARIOS)})")
+    chosen = [s for s in SCENARIOS if not wanted or s[0] in wanted]
     print(f"strength ladder: {' < '.join(ladder)}; {args.games} games per seating, seed {args.seed}")
     print("| scenario | stronger vs weaker | stronger wins (95%) | first seat | second seat | ended by victory | s/game |")
     print("|---|---|---|---|---|---|---|")
