@@ -1,6 +1,7 @@
 """Interpreter throughput: games per second of each bundled pack's playable scenario.
 
-    python benchmarks/bench_interpreter.py [--games N] [--against REV]
+    python benchmarks/bench_interpreter.py [--games N] [--against REV [--packs this|theirs|each]]
+                                           [--instructions] [--scenario westeros/skirmish]
 
 Each scenario plays seeds 0..N-1 with random players, twice: with the memo of pure functions
 (hexlore/runtime/engine/memo.py) and without it (``Game.memoise = False``), alternating game by game
@@ -11,10 +12,21 @@ this tree's, and its logs must be the same bytes too. Times are CPU seconds of t
 alone (compiling the packs is left out); on a shared machine compare the ratios, which are
 measured in the same run, rather than the absolute figures.
 
+``--packs`` says whose rules the two interpreters play. ``this`` (the default): both play
+this tree's packs and scenarios, and their logs must be the same bytes. ``theirs``: both play
+the packs and scenarios of revision REV (this tree's interpreter must still read them), logs the
+same bytes. ``each``: each interpreter plays its own revision's packs (when neither reads the other's: the
+language changed in between); the two logs of a seed must
+then tell the same game — the same entries in the same order, each with the same kind, round,
+turn, number of options, faces rolled and winner, and the same choices up to a one-to-one
+renaming — since the names of events, decisions, dice and choices may have changed.
+
 ``--instructions`` counts CPU instructions instead of time (valgrind's callgrind, which the
 machine's load does not change): each tree plays seeds 0..N-1 of each scenario in one process
 and again none, and the difference divided by N is its cost per game; with ``--against`` the
-ratio is old instructions over new (how many times fewer a game of this tree costs).
+ratio is old instructions over new (how many times fewer a game of this tree costs), and the
+same games are also played outside callgrind by both to check that they are the same games
+(see ``--packs``).
 """
 
 from __future__ import annotations
@@ -25,7 +37,6 @@ import json
 import os
 import platform
 import re
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -53,18 +64,24 @@ try:
 except ImportError:  # a revision before the runtime's rooms (issue 14)
     from hexlore.runtime.game import Game
 path, sides, first, count = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3]), int(sys.argv[4])
+keep = len(sys.argv) > 5  # also print the logs themselves
 loaded = open_scenario(path)
 assert loaded.ok, [d.headline() for d in loaded.diagnostics]
 policies = {s: "random" for s in sides}
-digest, cpu = hashlib.sha256(), 0.0
+digest, cpu, logs = hashlib.sha256(), 0.0, []
 for seed in range(first, first + count):
     out = io.StringIO()
     start = time.process_time()
     Game(loaded.rules, loaded.scenario, seed=seed, log_file=out, policies=policies).play()
     cpu += time.process_time() - start
     digest.update(out.getvalue().encode())
-print(json.dumps({"cpu": cpu, "digest": digest.hexdigest()}))
+    if keep:
+        logs.append(out.getvalue())
+print(json.dumps({"cpu": cpu, "digest": digest.hexdigest(), "logs": logs}))
 """
+
+#: what two logs of one game share across revisions that renamed events, decisions or dice
+GAME_KEYS = ("type", "round", "turn", "options", "faces", "winner")
 
 
 def memo_ratio(path: Path, sides: tuple[str, ...], games: int) -> tuple[float, float, bool]:
@@ -92,39 +109,83 @@ def memo_ratio(path: Path, sides: tuple[str, ...], games: int) -> tuple[float, f
     return games / cpu[True], games / cpu[False], same
 
 
-def export(rev: str, into: Path) -> None:
-    """The hexlore package of git revision ``rev``, next to this tree's rules and scenarios."""
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "hexlore"], check=True,
+def export(rev: str, into: Path, packs: str) -> None:
+    """The hexlore package of git revision ``rev``, with its own packs and scenarios unless
+    both interpreters play this tree's (``packs == "this"``)."""
+    trees = ["hexlore"] if packs == "this" else ["hexlore", "rules", "scenarios"]
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, *trees], check=True,
                              capture_output=True).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
-    for tree in ("rules", "scenarios"):
-        shutil.copytree(ROOT / tree, into / tree)
 
 
-def child(package_root: Path, path: Path, sides, first: int, count: int) -> dict:
+def scenario_paths(name: str, old: Path, packs: str) -> dict[str, Path]:
+    """The scenario file each interpreter plays ("new": this tree's, "old": the revision's)."""
+    mine, theirs = ROOT / "scenarios" / name, old / "scenarios" / name
+    return {"new": theirs if packs == "theirs" else mine, "old": mine if packs == "this" else theirs}
+
+
+def child(package_root: Path, path: Path, sides, first: int, count: int, keep: bool = False) -> dict:
     env = {**os.environ, "PYTHONPATH": str(package_root)}
-    out = subprocess.run([sys.executable, "-c", CHILD, str(path), ",".join(sides), str(first), str(count)],
+    out = subprocess.run([sys.executable, "-c", CHILD, str(path), ",".join(sides), str(first), str(count),
+                          *(["keep"] if keep else [])],
                          cwd=package_root, env=env, capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"the games failed under {package_root}:\n{out.stderr}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def against(rev: str, path: Path, sides, games: int, chunk: int) -> tuple[float, float, bool]:
+def game_of(log: str) -> tuple[list[tuple], list]:
+    """What a log says happened, without the names of its events, decisions and dice: each
+    entry's kind, round, turn, options, faces and winner, and apart the choices made."""
+    entries = [json.loads(line) for line in log.splitlines()]
+    return [tuple(e.get(key) for key in GAME_KEYS) for e in entries], [e.get("choice") for e in entries]
+
+
+def same_game(new: str, old: str) -> bool:
+    """Do two logs tell the same game? The same entries, and the same choices up to a one-to-one
+    renaming (an action chosen as ``sk_attack`` by one revision and ``attack`` by the other)."""
+    (entries, choices), (old_entries, old_choices) = game_of(new), game_of(old)
+    if entries != old_entries:
+        return False
+    renamed: dict = {}
+    taken: dict = {}
+    for a, b in zip(choices, old_choices):
+        a, b = json.dumps(a), json.dumps(b)
+        if renamed.setdefault(a, b) != b or taken.setdefault(b, a) != a:
+            return False
+    return True
+
+
+def same_games(old: Path, paths: dict[str, Path], sides, games: int, packs: str) -> bool:
+    """Do both interpreters play the same games (bytes; or, with ``--packs each``, the same
+    game in each log)?"""
+    new_run = child(ROOT, paths["new"], sides, 0, games, keep=True)
+    old_run = child(old, paths["old"], sides, 0, games, keep=True)
+    if packs != "each":
+        return new_run["digest"] == old_run["digest"]
+    return all(same_game(a, b) for a, b in zip(new_run["logs"], old_run["logs"], strict=True))
+
+
+def against(rev: str, name: str, sides, games: int, chunk: int, packs: str) -> tuple[float, float, bool]:
     """Games per second of this tree and of revision ``rev``, in alternating child processes."""
     with tempfile.TemporaryDirectory() as tmp:
         old = Path(tmp)
-        export(rev, old)
+        export(rev, old, packs)
+        paths = scenario_paths(name, old, packs)
         cpu = {"new": 0.0, "old": 0.0}
-        digests: dict[str, list[str]] = {"new": [], "old": []}
+        logs: dict[str, list] = {"new": [], "old": []}
         for n, first in enumerate(range(0, games, chunk)):
             count = min(chunk, games - first)
             for who in (("new", "old") if n % 2 == 0 else ("old", "new")):
-                result = child(ROOT if who == "new" else old, path, sides, first, count)
+                result = child(ROOT if who == "new" else old, paths[who], sides, first, count, keep=packs == "each")
                 cpu[who] += result["cpu"]
-                digests[who].append(result["digest"])
-        return games / cpu["new"], games / cpu["old"], digests["new"] == digests["old"]
+                logs[who].extend(result["logs"] if packs == "each" else [result["digest"]])
+        if packs == "each":
+            same = all(same_game(a, b) for a, b in zip(logs["new"], logs["old"], strict=True))
+        else:
+            same = logs["new"] == logs["old"]
+        return games / cpu["new"], games / cpu["old"], same
 
 
 def _instructions(package_root: Path, path: Path, sides, count: int) -> int:
@@ -145,20 +206,21 @@ def per_game_instructions(package_root: Path, path: Path, sides, games: int) -> 
     return (_instructions(package_root, path, sides, games) - _instructions(package_root, path, sides, 0)) / games
 
 
-def instructions(games: int, rev: str | None) -> None:
+def instructions(games: int, rev: str | None, packs: str) -> None:
     print(f"instructions per game (callgrind; seeds 0..{games - 1} less none, random players)")
-    print(f"{'scenario':30} {'this':>14}" + (f" {rev[:9]:>14} {'ratio':>6}" if rev else ""))
+    print(f"{'scenario':30} {'this':>14}" + (f" {rev[:9]:>14} {'ratio':>6}  same games" if rev else ""))
     with tempfile.TemporaryDirectory() as tmp:
         old = Path(tmp)
         if rev:
-            export(rev, old)
+            export(rev, old, packs)
         for name, sides in SCENARIOS:
-            path = ROOT / "scenarios" / name
-            new = per_game_instructions(ROOT, path, sides, games)
+            paths = scenario_paths(name, old, packs)
+            new = per_game_instructions(ROOT, paths["new"], sides, games)
             line = f"{name:30} {new:14,.0f}"
             if rev:
-                before = per_game_instructions(old, path, sides, games)
-                line += f" {before:14,.0f} {before / new:5.2f}x"
+                before = per_game_instructions(old, paths["old"], sides, games)
+                same = same_games(old, paths, sides, games, packs)
+                line += f" {before:14,.0f} {before / new:5.2f}x  {'yes' if same else 'NO'}"
             print(line, flush=True)
 
 
@@ -167,11 +229,22 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=40, help="games per scenario and per variant")
     parser.add_argument("--against", metavar="REV", help="also compare with the interpreter of this git revision")
     parser.add_argument("--chunk", type=int, default=20, help="games per child process with --against")
+    parser.add_argument("--scenario", action="append",
+                        help="only this scenario (e.g. westeros/skirmish; repeatable)")
+    parser.add_argument("--packs", choices=("this", "theirs", "each"), default="this",
+                        help="with --against: whose packs and scenarios each interpreter plays")
     parser.add_argument("--instructions", action="store_true",
                         help="count instructions per game with valgrind instead of timing them")
     args = parser.parse_args()
+    if args.scenario:
+        wanted = {name.removesuffix(".yaml") + ".yaml" for name in args.scenario}
+        unknown = wanted - {name for name, _ in SCENARIOS}
+        if unknown:
+            parser.error(f"no playable scenario {', '.join(sorted(unknown))}; "
+                         f"choose among {', '.join(name for name, _ in SCENARIOS)}")
+        SCENARIOS[:] = [row for row in SCENARIOS if row[0] in wanted]
     if args.instructions:
-        return instructions(args.games, args.against)
+        return instructions(args.games, args.against, args.packs)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"machine: {os.cpu_count()} CPUs, Python {platform.python_version()}, load average {load:.1f} at "
           f"start; {args.games} games per scenario and variant (seeds 0..{args.games - 1}, random players)")
@@ -183,10 +256,10 @@ def main() -> None:
         print(f"{name:30} {with_memo:7.1f}/s {without:7.1f}/s {with_memo / without:5.2f}x  {'yes' if same else 'NO'}",
               flush=True)
     if args.against:
-        print(f"\nthis tree against revision {args.against} (same packs, same seeds; games/s):")
+        print(f"\nthis tree against revision {args.against} (packs: {args.packs}; same seeds; games/s):")
         print(f"{'scenario':30} {'this':>9} {args.against[:9]:>9} {'ratio':>6}  same logs")
         for name, sides in rows:
-            new, old, same = against(args.against, ROOT / "scenarios" / name, sides, args.games, args.chunk)
+            new, old, same = against(args.against, name, sides, args.games, args.chunk, args.packs)
             print(f"{name:30} {new:7.1f}/s {old:7.1f}/s {new / old:5.2f}x  {'yes' if same else 'NO'}", flush=True)
 
 
