@@ -307,14 +307,10 @@ class Game:
         if index is None:
             index = self.policies[side.name].choose(decision)
         choice = decision.labels[index] if decision.labelled else shown(options[index])
-        entry = {"type": "decision", "decision": name, "by": side.name, "choice": choice,
-                 "options": len(options)}
-        if scripted:
-            entry["scripted"] = True
         events = self.events
         if events.keep_offered and events.file is not None:  # a game being recorded, not a future
             events.offered = decision.labels if decision.labelled else [shown(o) for o in options]
-        events.record(entry, origin)
+        events.record_decision(name, side.name, choice, len(options), scripted, origin)
         return index
 
     # ------------------------------------------------------------ playing
