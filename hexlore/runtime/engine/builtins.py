@@ -321,8 +321,12 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             if here:
                 known[number[h]] = movement.UNASKED
 
-        def ask(j):
-            c = terrain(j)
+        terrain_known, terrain_ask, unasked = terrain.known, terrain.ask, movement.UNASKED
+
+        def ask(j):  # terrain(j) written out: asked for every hex a search reaches first
+            c = terrain_known[j]
+            if c is unasked:
+                c = terrain_known[j] = terrain_ask(j)
             return None if c is None or not may_pass(hexes[j]) else c
         costs = movement.HexAnswers(known, ask)
         return (lambda _frm, to: costs(number[to])), costs
