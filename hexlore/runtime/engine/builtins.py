@@ -239,10 +239,14 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
         return may_pass, (lambda h: not others(h))
 
+    index: list[movement.BoardIndex] = []  # the board never changes: looked up once
+
     def numbered() -> movement.BoardIndex:
         """The board's hexes by number (made at the first search: a game that never searches,
         a scenario checked on a huge board, never pays for it)."""
-        return movement.board_index(board)
+        if not index:
+            index.append(movement.board_index(board))
+        return index[0]
 
     answer_tables: dict = {}  # function -> (its table of hex answers, how searches call it)
 
@@ -314,14 +318,18 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         # the terrain's part (kept across searches) and, for this call, who stands where:
         # an occupied hex is asked again (may_pass), any other answers what the terrain says
         terrain = hex_answers(cost, u, step_cost)
-        index = numbered()
-        hexes, number = index.hexes, index.number
+        numbers = numbered()
+        hexes, number = numbers.hexes, numbers.number
         known = terrain.known.copy()
-        for h, here in state.occupants.items():
-            if here:
-                known[number[h]] = movement.UNASKED
+        unasked = movement.UNASKED
+        # every unit on a hex is in its occupants (state.place keeps both): the units' hexes
+        # are every occupied hex, found in fewer steps than the hexes ever occupied
+        for v in everyone.values():
+            h = v.hex
+            if h is not None:
+                known[number[h]] = unasked
 
-        terrain_known, terrain_ask, unasked = terrain.known, terrain.ask, movement.UNASKED
+        terrain_known, terrain_ask = terrain.known, terrain.ask
 
         def ask(j):  # terrain(j) written out: asked for every hex a search reaches first
             c = terrain_known[j]

@@ -278,13 +278,23 @@ def board_index(board: Board) -> BoardIndex:
     return _index(board)
 
 
+#: the board last indexed and its index: nearly every search is on the board of the one before,
+#: found by identity without the weak dict's look-up
+_last_index: tuple[Callable[[], "Board | None"], "BoardIndex | None"] = (lambda: None, None)
+
+
 def _index(board: Board) -> BoardIndex:
+    global _last_index
+    ref, found = _last_index
+    if ref() is board:
+        return found
     found = _INDEXES.get(board)
     if found is None:
         hexes = tuple(board)  # boards iterate row by row, left to right: (r, q) order
         number = {h: i for i, h in enumerate(hexes)}
         neighbours = tuple(tuple(number[n] for n in board.neighbours(h)) for h in hexes)
         found = _INDEXES[board] = BoardIndex(hexes, number, neighbours)
+    _last_index = (weakref.ref(board), found)
     return found
 
 
@@ -529,7 +539,11 @@ def search_simple(board: Board, start: Hex, budget: int, rules: MoveRules) -> di
 
 def end_hexes(routes: dict[Hex, Route]) -> list[Hex]:
     """Hexes a move may end on, cheapest first, then row by row (the order Lore sees)."""
-    return sorted((h for h, rt in routes.items() if rt.can_end), key=lambda h: (routes[h].cost, h.r, h.q))
+    # (cost, r, q) keys built in one pass (a hex is the pair (q, r)); no two hexes share r and
+    # q, so the hexes themselves are never compared
+    ends = [(rt.cost, h[1], h[0], h) for h, rt in routes.items() if rt.can_end]
+    ends.sort()
+    return [e[3] for e in ends]
 
 
 def reachable(
