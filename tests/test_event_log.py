@@ -66,3 +66,17 @@ def test_decision_without_a_file_or_with_odd_numbers_takes_the_general_way():
     log.record_decision("order", "north", "B4", 4, True)
     assert log.entries == [{"seq": 1, "round": 3, "turn": 5, "type": "decision", "decision": "order",
                             "by": "north", "choice": "B4", "options": 4, "scripted": True}]
+
+
+def test_event_arguments_are_labelled_as_label_does():
+    """record_event labels a side, a definition, a symbol and a face by name without going
+    through shown/label (their commonest cases written out): the same labels."""
+    from hexlore.compiler.model import DefinitionSpec, FaceSpec, Symbol
+    from hexlore.runtime.engine.state import Side, label
+
+    values = {"side": Side("north", "bottom", 0, {}),
+              "card": DefinitionSpec("card", "probe", "Probe", frozenset(), (), None, "demo"),
+              "tag": Symbol("zoc", "stop"), "face": FaceSpec("d6", "sword", 1, frozenset()),
+              "n": 3, "t": "x", "b": False, "none": None, "list": [Symbol("zoc", "enter"), 2]}
+    log = EventLog(_State())
+    assert log._labelled(values) == {k: label(v) for k, v in values.items()}

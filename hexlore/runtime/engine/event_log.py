@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 from typing import IO, Callable
 
-from hexlore.compiler.model import FaceSpec
+from hexlore.compiler.model import DefinitionSpec, FaceSpec, Symbol
 from hexlore.runtime.engine.bounds import BUDGET
 from hexlore.runtime.engine.face_classes import FaceClass
-from hexlore.runtime.engine.state import GameState, Unit, label
+from hexlore.runtime.engine.state import GameState, Side, Unit, label
 from hexlore.runtime.geometry.grid import Hex
 
 #: what json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False) uses,
@@ -56,6 +56,9 @@ def _encoded(value) -> str:
         return int.__repr__(value)  # what the encoder writes an int with
     return _encode_entry(value)
 
+
+#: classes whose label is their name (state.label); exact classes, which label tests alike
+_NAMED = frozenset({Side, DefinitionSpec, Symbol, FaceSpec})
 
 #: what an entry kept as it came (EventLog.defer_labels) is, until the entries are read
 _EVENT, _FIELDS = 0, 1
@@ -174,7 +177,8 @@ class EventLog:
 
     def _labelled(self, args: dict) -> dict:
         """``{k: shown(v)}``, with shown's commonest cases (a unit, a number, a hex already
-        labelled) written out: an event's arguments are labelled at every logged event."""
+        labelled, a side, a definition, a symbol) written out: an event's arguments are
+        labelled at every logged event."""
         out = {}
         hex_labels, shown = self._hex_labels, self.shown
         for k, v in args.items():
@@ -185,6 +189,8 @@ class EventLog:
                 out[k] = v
             elif cls is Hex and v in hex_labels:
                 out[k] = hex_labels[v]
+            elif cls in _NAMED:  # what label gives them: their name
+                out[k] = v.name
             else:
                 out[k] = shown(v)
         return out
