@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import weakref
 from collections import Counter
+from functools import partial
 from typing import TYPE_CHECKING, Callable
 
 from hexlore.compiler import ir
@@ -256,7 +257,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         serves every hex of a function that ignores them (a constant cost)."""
         if 1 in memo.search_shape(fn)[0]:
             body, context = game.compiled.functions[fn][0], game.context
-            return lambda u, h: body(context, u, h)
+            return partial(body, context)  # body(context, u, h) without a Python frame between
         return game.search_caller2(fn)
 
     def hex_answers(fn, u, convert) -> movement.HexAnswers:
@@ -532,16 +533,20 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         game.events.record({"type": "end", "winner": None})
         raise GameOver()
 
+    hex_class = grid.Hex  # read at every call of the two below
+
     def distance(a, b):
-        if a.__class__ is grid.Hex and b.__class__ is grid.Hex:  # what need_hex lets through
+        if a.__class__ is hex_class and b.__class__ is hex_class:  # what need_hex lets through
             dq, dr = a[0] - b[0], a[1] - b[1]  # Hex.distance written out: rules ask it everywhere
             return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
         return need_hex(a).distance(need_hex(b))
 
     def adjacent(a, b):
-        if a.__class__ is grid.Hex and b.__class__ is grid.Hex:
+        if a.__class__ is hex_class and b.__class__ is hex_class:
             dq, dr = a[0] - b[0], a[1] - b[1]
-            return abs(dq) + abs(dr) + abs(dq + dr) == 2
+            # distance 1 without a call: both steps in -1..1 and not equal (which leaves out
+            # the hex itself and the two hexes at distance 2 that the square around it holds)
+            return -1 <= dq <= 1 and -1 <= dr <= 1 and dq != dr
         return distance(a, b) == 1
 
     around: dict = {}  # the board never changes: each hex's neighbours are listed once
@@ -573,7 +578,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         "roll": roll, "groups": groups,
         "count": lambda items: len(items), "sum": lambda items: sum(num(v) for v in items),
         "max": largest, "min": smallest,
-        "abs": lambda n: abs(num(n)), "range": numbers_from,
+        "abs": lambda n: abs(n) if n.__class__ is int else abs(num(n)), "range": numbers_from,  # ints: no num
         "empty": lambda items: not items, "first": first, "last": last, "without": without,
         "shuffle": shuffle, "push": push, "pop": pop,
         "remove": remove, "hexes": lambda: list(board),
@@ -587,7 +592,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         "units": units, "units_of": units_of,
         "units_at": lambda h: [u for u in occupants.get(need_hex(h), ()) if u.alive],
         "units_in": units_in, "unit_at": unit_at,
-        "occupied": lambda h: bool(occupants.get(need_hex(h))),
+        "occupied": lambda h: bool(occupants.get(h if h.__class__ is hex_class else need_hex(h))),
         "friends": friends, "enemies": enemies, "sides": lambda: list(state.sides),
         "opponent": opponent, "move": move, "remove_unit": remove_unit, "set_aside": set_aside, "set_terrain": set_terrain,
         "roster": roster, "winner": lambda: state.winner, "begin_turn": begin_turn,
