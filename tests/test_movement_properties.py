@@ -291,3 +291,25 @@ def test_edge_rank_steps_are_the_boards_toward_edge_hexes() -> None:
             for h in board:
                 allowed = [n for n in board.neighbours(h) if rank(h, n) is not None]
                 assert sorted(allowed, key=lambda n: n.q) == board.toward_edge(h, edge)
+
+
+def test_board_index_is_never_another_boards():
+    """movement._index keeps the last board's index (found by identity) besides its weak dict:
+    boards taken in turn, and a board made after another was freed (it may get the freed one's
+    id), each get the index of their own hexes."""
+    import gc
+
+    def check(board: Board) -> None:
+        index = mv.board_index(board)
+        assert index.hexes == tuple(board)
+        assert index.number == {h: i for i, h in enumerate(board)}
+        assert index.neighbours == tuple(tuple(index.number[n] for n in board.neighbours(h)) for h in board)
+
+    small, large = Board("mask", frozenset(HEX3[:5])), Board("mask", frozenset(HEX3))
+    for board in (small, large, small, small, large):
+        check(board)
+    del small, large
+    gc.collect()
+    for pool in (HEX3[:3], HEX3[2:9], HEX3[:3]):
+        check(Board("mask", frozenset(pool)))  # each freed before the next is made
+        gc.collect()

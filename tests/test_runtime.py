@@ -330,3 +330,32 @@ def test_loops_and_lists_of_untrusted_rules_are_bounded(tmp_path, procedure, mes
         game.guarded(game.call_procedure, procedure, [])
     d = info.value.diagnostic
     assert message in d.message and d.span.line == line and d.hint
+
+
+def test_distance_adjacent_and_abs_built_ins_agree_with_the_grid(battlelore, ford):
+    """The built-ins distance, adjacent and abs have their common cases written out
+    (hexlore/runtime/engine/builtins.py): every pair of the board's hexes (and hexes off it)
+    gets what Hex.distance says, and abs what Python's abs of the number says."""
+    from hexlore.runtime.geometry.grid import Hex
+
+    game = Game(battlelore, ford, seed=1, policies={"north": "random", "south": "random"})
+    builtins = game.builtins
+    hexes = list(game.state.board)[:40] + [Hex(-9, 3), Hex(30, -30)]
+    for a in hexes:
+        for b in hexes:
+            assert builtins["distance"](a, b) == a.distance(b)
+            assert builtins["adjacent"](a, b) is (a.distance(b) == 1)
+    for n in (0, 5, -5, True, False, -2.5):
+        got = builtins["abs"](n)
+        assert got == abs(n) and type(got) is type(abs(n))
+
+
+def test_occupied_built_in_checks_its_hex(battlelore, ford):
+    """occupied skips need_hex for a hex (its common case written out), and still refuses
+    anything else with the rule error need_hex gives."""
+    game = Game(battlelore, ford, seed=1, policies={"north": "random", "south": "random"})
+    occupied = game.builtins["occupied"]
+    for h in game.state.board:
+        assert occupied(h) is bool(game.state.occupants.get(h))
+    with pytest.raises(RuleError):
+        occupied("B4")

@@ -227,3 +227,24 @@ def test_a_function_argument_with_the_wrong_arity_is_a_located_rule_error(tmp_pa
     assert not look.passed and "R001" in look.failures[0] and "'three' takes 3" in look.failures[0]
     assert "arity.lore:6:" in look.failures[0]
     assert not climb.passed and "'flat' takes 2" in climb.failures[0]
+
+
+def test_cones_are_never_another_boards():
+    """sight._cone keeps the last board's cones (found by identity) besides its weak dict:
+    boards taken in turn, and a board made after another was freed (it may get the freed one's
+    id), each get cones of their own hexes."""
+    import gc
+
+    def check(board: Board) -> None:
+        a, b = Hex(0, 0), Hex(3, -1)
+        assert sight._cone(board, a, b).hexes == sight._Cone(board, a, b).hexes
+
+    small = Board("mask", frozenset(h for h in Board.hexagon(3) if h.q >= 0))
+    large = Board("mask", frozenset(Board.hexagon(3)))
+    for board in (small, large, small, small, large):
+        check(board)
+    del small, large
+    gc.collect()
+    for radius in (3, 4, 3):
+        check(Board("mask", frozenset(h for h in Board.hexagon(radius) if h.r != -1 or radius == 4)))
+        gc.collect()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import weakref
 from collections import Counter
+from functools import partial
 from typing import TYPE_CHECKING, Callable
 
 from hexlore.compiler import ir
@@ -239,10 +240,14 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
         return may_pass, (lambda h: not others(h))
 
+    index: list[movement.BoardIndex] = []  # the board never changes: looked up once
+
     def numbered() -> movement.BoardIndex:
         """The board's hexes by number (made at the first search: a game that never searches,
         a scenario checked on a huge board, never pays for it)."""
-        return movement.board_index(board)
+        if not index:
+            index.append(movement.board_index(board))
+        return index[0]
 
     answer_tables: dict = {}  # function -> (its table of hex answers, how searches call it)
 
@@ -252,7 +257,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         serves every hex of a function that ignores them (a constant cost)."""
         if 1 in memo.search_shape(fn)[0]:
             body, context = game.compiled.functions[fn][0], game.context
-            return lambda u, h: body(context, u, h)
+            return partial(body, context)  # body(context, u, h) without a Python frame between
         return game.search_caller2(fn)
 
     def hex_answers(fn, u, convert) -> movement.HexAnswers:
@@ -314,15 +319,23 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         # the terrain's part (kept across searches) and, for this call, who stands where:
         # an occupied hex is asked again (may_pass), any other answers what the terrain says
         terrain = hex_answers(cost, u, step_cost)
-        index = numbered()
-        hexes, number = index.hexes, index.number
+        numbers = numbered()
+        hexes, number = numbers.hexes, numbers.number
         known = terrain.known.copy()
-        for h, here in state.occupants.items():
-            if here:
-                known[number[h]] = movement.UNASKED
+        unasked = movement.UNASKED
+        # every unit on a hex is in its occupants (state.place keeps both): the units' hexes
+        # are every occupied hex, found in fewer steps than the hexes ever occupied
+        for v in everyone.values():
+            h = v.hex
+            if h is not None:
+                known[number[h]] = unasked
 
-        def ask(j):
-            c = terrain(j)
+        terrain_known, terrain_ask = terrain.known, terrain.ask
+
+        def ask(j):  # terrain(j) written out: asked for every hex a search reaches first
+            c = terrain_known[j]
+            if c is unasked:
+                c = terrain_known[j] = terrain_ask(j)
             return None if c is None or not may_pass(hexes[j]) else c
         costs = movement.HexAnswers(known, ask)
         return (lambda _frm, to: costs(number[to])), costs
@@ -520,16 +533,20 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         game.events.record({"type": "end", "winner": None})
         raise GameOver()
 
+    hex_class = grid.Hex  # read at every call of the two below
+
     def distance(a, b):
-        if a.__class__ is grid.Hex and b.__class__ is grid.Hex:  # what need_hex lets through
+        if a.__class__ is hex_class and b.__class__ is hex_class:  # what need_hex lets through
             dq, dr = a[0] - b[0], a[1] - b[1]  # Hex.distance written out: rules ask it everywhere
             return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
         return need_hex(a).distance(need_hex(b))
 
     def adjacent(a, b):
-        if a.__class__ is grid.Hex and b.__class__ is grid.Hex:
+        if a.__class__ is hex_class and b.__class__ is hex_class:
             dq, dr = a[0] - b[0], a[1] - b[1]
-            return abs(dq) + abs(dr) + abs(dq + dr) == 2
+            # distance 1 without a call: both steps in -1..1 and not equal (which leaves out
+            # the hex itself and the two hexes at distance 2 that the square around it holds)
+            return -1 <= dq <= 1 and -1 <= dr <= 1 and dq != dr
         return distance(a, b) == 1
 
     around: dict = {}  # the board never changes: each hex's neighbours are listed once
@@ -561,7 +578,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         "roll": roll, "groups": groups,
         "count": lambda items: len(items), "sum": lambda items: sum(num(v) for v in items),
         "max": largest, "min": smallest,
-        "abs": lambda n: abs(num(n)), "range": numbers_from,
+        "abs": lambda n: abs(n) if n.__class__ is int else abs(num(n)), "range": numbers_from,  # ints: no num
         "empty": lambda items: not items, "first": first, "last": last, "without": without,
         "shuffle": shuffle, "push": push, "pop": pop,
         "remove": remove, "hexes": lambda: list(board),
@@ -575,7 +592,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         "units": units, "units_of": units_of,
         "units_at": lambda h: [u for u in occupants.get(need_hex(h), ()) if u.alive],
         "units_in": units_in, "unit_at": unit_at,
-        "occupied": lambda h: bool(occupants.get(need_hex(h))),
+        "occupied": lambda h: bool(occupants.get(h if h.__class__ is hex_class else need_hex(h))),
         "friends": friends, "enemies": enemies, "sides": lambda: list(state.sides),
         "opponent": opponent, "move": move, "remove_unit": remove_unit, "set_aside": set_aside, "set_terrain": set_terrain,
         "roster": roster, "winner": lambda: state.winner, "begin_turn": begin_turn,

@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 from typing import IO, Callable
 
-from hexlore.compiler.model import FaceSpec
+from hexlore.compiler.model import DefinitionSpec, FaceSpec, Symbol
 from hexlore.runtime.engine.bounds import BUDGET
 from hexlore.runtime.engine.face_classes import FaceClass
-from hexlore.runtime.engine.state import GameState, Unit, label
+from hexlore.runtime.engine.state import GameState, Side, Unit, label
 from hexlore.runtime.geometry.grid import Hex
 
 #: what json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False) uses,
@@ -44,6 +44,21 @@ def _log_encoder() -> Callable[[dict], str]:
 
 
 _encode_entry = _log_encoder()
+_encode_text = json.encoder.encode_basestring  # what the encoder writes a str with (ensure_ascii off)
+
+
+def _encoded(value) -> str:
+    """``_encode_entry(value)``, with a text and an int (the commonest labels) written out."""
+    cls = value.__class__
+    if cls is str:
+        return _encode_text(value)
+    if cls is int:
+        return int.__repr__(value)  # what the encoder writes an int with
+    return _encode_entry(value)
+
+
+#: classes whose label is their name (state.label); exact classes, which label tests alike
+_NAMED = frozenset({Side, DefinitionSpec, Symbol, FaceSpec})
 
 #: what an entry kept as it came (EventLog.defer_labels) is, until the entries are read
 _EVENT, _FIELDS = 0, 1
@@ -162,7 +177,8 @@ class EventLog:
 
     def _labelled(self, args: dict) -> dict:
         """``{k: shown(v)}``, with shown's commonest cases (a unit, a number, a hex already
-        labelled) written out: an event's arguments are labelled at every logged event."""
+        labelled, a side, a definition, a symbol) written out: an event's arguments are
+        labelled at every logged event."""
         out = {}
         hex_labels, shown = self._hex_labels, self.shown
         for k, v in args.items():
@@ -173,6 +189,8 @@ class EventLog:
                 out[k] = v
             elif cls is Hex and v in hex_labels:
                 out[k] = hex_labels[v]
+            elif cls in _NAMED:  # what label gives them: their name
+                out[k] = v.name
             else:
                 out[k] = shown(v)
         return out
@@ -204,6 +222,43 @@ class EventLog:
             line = _encode_entry(entry) + "\n"
             BUDGET.write(len(line))
             self._file.write(line)
+
+    def record_decision(self, name: str, by: str, choice, count: int, scripted: bool, origin=None) -> None:
+        """``record`` of a decision's entry (side ``by`` chose the label ``choice`` among
+        ``count`` options), the commonest entry after events: written to a file, its line is
+        made around the few values that vary rather than by sorting and encoding a whole entry.
+        The same text and the same entry."""
+        file = self._file
+        game = self.state.game
+        rnd, turn = game["round"], game["turn"]
+        if file is None or rnd.__class__ is not int or turn.__class__ is not int or by.__class__ is not str \
+                or count.__class__ is not int:  # no line to write, or one json must decide
+            entry = {"type": "decision", "decision": name, "by": by, "choice": choice, "options": count}
+            if scripted:
+                entry["scripted"] = True
+            self.record(entry, origin)
+            return
+        BUDGET.events -= 1  # BUDGET.event(None), its common case written out
+        if BUDGET.events < 0:
+            BUDGET.event(None)
+        self.origin = origin
+        entries = self._entries
+        seq = len(entries) + 1
+        entry = {"seq": seq, "round": rnd, "turn": turn, "type": "decision", "decision": name, "by": by,
+                 "choice": choice, "options": count}
+        if scripted:
+            entry["scripted"] = True
+        entries.append(entry)
+        quoted = self._quoted.get(name)
+        if quoted is None:
+            quoted = self._quoted[name] = _encode_entry(name)
+        mark = '"scripted":true,' if scripted else ""
+        line = (f'{{"by":{_encode_text(by)},"choice":{_encoded(choice)},"decision":{quoted},"options":{count},'
+                f'"round":{rnd},{mark}"seq":{seq},"turn":{turn},"type":"decision"}}\n')
+        BUDGET.log_bytes -= len(line)  # BUDGET.write, its common case written out
+        if BUDGET.log_bytes < 0:
+            BUDGET.write(0)
+        file.write(line)
 
     def record_event(self, name: str, args: dict, settled: bool = False, origin=None) -> None:
         """``record({"type": "event", "event": name, "args": labels of args})``, the commonest

@@ -25,7 +25,7 @@ from hexlore.runtime.engine.compiled.program import compiled
 from hexlore.runtime.engine.context import Context
 from hexlore.runtime.engine.bounds import BUDGET, MAX_LIST_ITEMS, GameOver, RuleError
 from hexlore.runtime.engine.memo import MISS, NUMBERS, SKIP, Memo, Plan
-from hexlore.runtime.engine.policies import Decision, Policy, Script, ScriptError
+from hexlore.runtime.engine.policies import Decision, Policy, RandomPolicy, Script, ScriptError
 from hexlore.runtime.engine.resume import drive, play_frame
 from hexlore.runtime.engine.setup import ScenarioValues, set_up
 from hexlore.runtime.engine.state import EventRecord, GameState, Side
@@ -294,7 +294,19 @@ class Game:
     def decide(self, name: str, side, options: list, scores, default, origin) -> int:
         if not isinstance(side, Side):
             raise RuleError(f"decision '{name}' needs a side to decide, got {side!r}", origin)
-        shown = self.events.shown
+        events = self.events
+        shown = events.shown
+        if not self.script.answers:
+            policy = self.policies[side.name]
+            if policy.__class__ is RandomPolicy:  # reads only the number of options: no Decision
+                count = len(options)
+                if count > 1:
+                    self.asked += 1
+                index = policy.pick(count)
+                if events.keep_offered and events.file is not None:
+                    events.offered = [shown(o) for o in options]
+                events.record_decision(name, side.name, shown(options[index]), count, False, origin)
+                return index
         # the options are labelled only if a script or a player reads them; the log shows the choice
         decision = Decision(name, side, options, lambda: [shown(o) for o in options], scores, default)
         try:
@@ -307,14 +319,9 @@ class Game:
         if index is None:
             index = self.policies[side.name].choose(decision)
         choice = decision.labels[index] if decision.labelled else shown(options[index])
-        entry = {"type": "decision", "decision": name, "by": side.name, "choice": choice,
-                 "options": len(options)}
-        if scripted:
-            entry["scripted"] = True
-        events = self.events
         if events.keep_offered and events.file is not None:  # a game being recorded, not a future
             events.offered = decision.labels if decision.labelled else [shown(o) for o in options]
-        events.record(entry, origin)
+        events.record_decision(name, side.name, choice, len(options), scripted, origin)
         return index
 
     # ------------------------------------------------------------ playing

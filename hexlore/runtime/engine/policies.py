@@ -89,9 +89,14 @@ class RandomPolicy(Policy):
         self.rng: random.Random | None = None
 
     def choose(self, decision: Decision) -> int:
+        return self.pick(len(decision.options))
+
+    def pick(self, count: int) -> int:
+        """An option's index among ``count``: all a random player reads of a decision (the
+        game asks this directly, without making a :class:`Decision`)."""
         if self.rng is None:
             self.rng = random.Random(self.seed)
-        return below(self.rng, len(decision.options))  # rng.randrange, the same draw
+        return below(self.rng, count)  # rng.randrange, the same draw
 
 
 #: the policies a side may name (``scripted`` plays the scenario's script, then ``first``;

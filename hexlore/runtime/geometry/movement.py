@@ -17,7 +17,8 @@ Three families of primitives live here.
   :data:`ZOC_MODES`. Every hex comes back with its cheapest path: fewest points spent, then
   (when a zone of control took the points left) the cheapest steps, then the path whose
   hexes, compared as ``(r, q)`` pairs from the first step, sort lowest.
-* **Teleport** (:func:`teleport_options`): any hex within a distance that the pack lets the
+* **Teleport** (:func:`teleport_options`, in :mod:`hexlore.runtime.geometry.forced` like the
+  forced moves, re-exported here): any hex within a distance that the pack lets the
   unit land on; paths, terrain and units in between do not matter.
 * **Forced moves** (:func:`forced_options`, :func:`forced_paths`): a count of hexes (not
   points) spent one step at a time, where a *rank* says which neighbours a step may enter
@@ -36,10 +37,12 @@ from __future__ import annotations
 
 import heapq
 import weakref
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
+from hexlore.runtime.geometry.forced import (ForcedPath, Rank, away_rank, directional_rank, edge_rank,
+                                              forced_ends, forced_options, forced_paths, on_rim, teleport_options)
 from hexlore.runtime.geometry.grid import Board, Hex
 
 __all__ = [
@@ -152,16 +155,22 @@ class MoveRules:
             raise ValueError(f"obstacle cost must be non-negative, got {self.obstacle_cost}")
 
 
-@dataclass(frozen=True, slots=True)
-class Route:
+class Route(NamedTuple):
     """The cheapest way to one hex: points spent (the whole budget when a zone of control
     took the rest), the hexes entered (start excluded), whether the unit may end its move
-    there and whether the move is over on arrival."""
+    there and whether the move is over on arrival. A named tuple (immutable like the frozen
+    dataclass it was) because a search makes one per hex it reaches, and a tuple is made
+    several times faster (:data:`_new_route`)."""
 
     cost: int
     path: tuple[Hex, ...]
     can_end: bool
     stopped: bool
+
+
+#: ``_new_route(Route, (cost, path, can_end, stopped))``: a Route without the Python-level
+#: ``__new__`` a named tuple's call goes through
+_new_route = tuple.__new__
 
 
 # ---------------------------------------------------------------------------
@@ -269,13 +278,23 @@ def board_index(board: Board) -> BoardIndex:
     return _index(board)
 
 
+#: the board last indexed and its index: nearly every search is on the board of the one before,
+#: found by identity without the weak dict's look-up
+_last_index: tuple[Callable[[], "Board | None"], "BoardIndex | None"] = (lambda: None, None)
+
+
 def _index(board: Board) -> BoardIndex:
+    global _last_index
+    ref, found = _last_index
+    if ref() is board:
+        return found
     found = _INDEXES.get(board)
     if found is None:
         hexes = tuple(board)  # boards iterate row by row, left to right: (r, q) order
         number = {h: i for i, h in enumerate(hexes)}
         neighbours = tuple(tuple(number[n] for n in board.neighbours(h)) for h in hexes)
         found = _INDEXES[board] = BoardIndex(hexes, number, neighbours)
+    _last_index = (weakref.ref(board), found)
     return found
 
 
@@ -375,62 +394,65 @@ def _search_fast(board: Board, start: Hex, budget: int, rules: MoveRules) -> dic
     settled: list[int] = []
     heap: list[tuple[int, int]] = [(0, s0)]
     pop, push = heapq.heappop, heapq.heappush
+    goes_on, stopped, spent, kinds = _GOES_ON, _STOPPED, _SPENT, _KINDS  # locals: read per step
+    unasked = UNASKED
+    check_obstacle = obstacle is not None
+    zoc_enter, zoc_forbid = zoc == ZOC_ENTER, zoc == ZOC_FORBID
     while heap:
         cost, s = pop(heap)
         if done[s]:
             continue
         done[s] = 1
         settled.append(s)
-        i, kind = divmod(s, _KINDS)
-        if kind != _GOES_ON:
+        if s % kinds != goes_on:
             continue
+        i = s // kinds
         frm = hexes[i]
         d1 = depth[s] + 1
         frm_ctl = None
         for j in nbrs[i]:
-            to = hexes[j]
             if known_cost is not None:
                 c = known_cost[j]
-                if c is UNASKED:
+                if c is unasked:
                     c = known_cost[j] = ask_cost(j)
             else:
-                c = enter_cost(frm, to)
+                c = enter_cost(frm, hexes[j])
             if c is None:
                 continue
             if c <= 0:
                 if c < 0:
-                    raise ValueError(f"negative cost {c} entering {to} from {frm}")
-                if not (obstacle is not None and extra > 0 and obstacle(frm, to)):
+                    raise ValueError(f"negative cost {c} entering {hexes[j]} from {frm}")
+                if not (check_obstacle and extra > 0 and obstacle(frm, hexes[j])):
                     raise _ZeroCostStep()
-            if obstacle is not None and obstacle(frm, to):
+            if check_obstacle and obstacle(frm, hexes[j]):
                 c += extra
             new = cost + c
             if new > budget:
                 continue
-            kind = _GOES_ON
+            kind = goes_on
             if stop_known is not None:
                 stop = stop_known[j]
-                if stop is UNASKED:
+                if stop is unasked:
                     stop = stop_known[j] = bool(ask_stop(j))
                 if stop:
-                    kind = _STOPPED
+                    kind = stopped
             if use_zoc:
                 to_ctl = ctl.get(j)
                 if to_ctl is None:
-                    to_ctl = ctl[j] = bool(controlled(to))
+                    to_ctl = ctl[j] = bool(controlled(hexes[j]))
                 if to_ctl:
-                    if zoc == ZOC_ENTER:
-                        kind = _STOPPED
+                    if zoc_enter:
+                        kind = stopped
                     else:
                         if frm_ctl is None:
                             frm_ctl = ctl.get(i)
                             if frm_ctl is None:
                                 frm_ctl = ctl[i] = bool(controlled(frm))
                         if frm_ctl:
-                            if zoc == ZOC_FORBID:
+                            if zoc_forbid:
                                 continue
-                            kind = _SPENT
-            t = j * _KINDS + kind
+                            kind = spent
+            t = j * kinds + kind
             if done[t]:
                 continue
             known = best[t]
@@ -445,25 +467,25 @@ def _search_fast(board: Board, start: Hex, budget: int, rules: MoveRules) -> dic
     paths: dict[int, tuple[Hex, ...]] = {s0: ()}
     chosen: dict[int, int] = {}
     for s in settled:
-        i, kind = divmod(s, _KINDS)
+        i = s // kinds
         if s != s0:
             paths[s] = paths[parent[s]] + (hexes[i],)
         other = chosen.get(i)
         if other is None:
             chosen[i] = s
             continue
-        mine = (budget if kind == _SPENT else best[s], best[s])
-        theirs = (budget if other % _KINDS == _SPENT else best[other], best[other])
+        mine = (budget if s % kinds == spent else best[s], best[s])
+        theirs = (budget if other % kinds == spent else best[other], best[other])
         if mine < theirs or (mine == theirs and _path_less(parent, depth, parent[s], parent[other], i)):
             chosen[i] = s
-    can_end = rules.can_end
+    can_end, new_route = rules.can_end, _new_route
     result: dict[Hex, Route] = {}
     for i in sorted(chosen):
         s = chosen[i]
         h = hexes[i]
-        kind = s % _KINDS
+        kind = s % kinds
         ends = s == s0 or can_end is None or bool(can_end(h))
-        result[h] = Route(budget if kind == _SPENT else best[s], paths[s], ends, kind != _GOES_ON)
+        result[h] = new_route(Route, (budget if kind == spent else best[s], paths[s], ends, kind != goes_on))
     return result
 
 
@@ -517,7 +539,11 @@ def search_simple(board: Board, start: Hex, budget: int, rules: MoveRules) -> di
 
 def end_hexes(routes: dict[Hex, Route]) -> list[Hex]:
     """Hexes a move may end on, cheapest first, then row by row (the order Lore sees)."""
-    return sorted((h for h, rt in routes.items() if rt.can_end), key=lambda h: (routes[h].cost, h.r, h.q))
+    # (cost, r, q) keys built in one pass (a hex is the pair (q, r)); no two hexes share r and
+    # q, so the hexes themselves are never compared
+    ends = [(rt.cost, h[1], h[0], h) for h, rt in routes.items() if rt.can_end]
+    ends.sort()
+    return [e[3] for e in ends]
 
 
 def reachable(
@@ -545,249 +571,3 @@ def move_events(path: Sequence[Hex]) -> list[tuple[str, Hex]]:
     if not path:
         return []
     return [(ENTER, h) for h in path] + [(STOP, path[-1])]
-
-
-# ---------------------------------------------------------------------------
-# Teleport
-# ---------------------------------------------------------------------------
-
-
-def _within(board: Board, centre: Hex, n: int) -> Iterator[Hex]:
-    if 3 * n * (n + 1) + 1 > len(board):
-        yield from (h for h in board if centre.distance(h) <= n)
-        return
-    for dr in range(-n, n + 1):
-        for dq in range(max(-n, -dr - n), min(n, -dr + n) + 1):
-            h = Hex(centre.q + dq, centre.r + dr)
-            if h in board:
-                yield h
-
-
-def teleport_options(board: Board, start: Hex, reach: int, can_land: HexTest) -> list[Hex]:
-    """Hexes a unit at ``start`` may teleport to: within ``reach`` steps and ``can_land``.
-
-    Teleporting ignores paths (seed 003, 404.2): terrain, units and sight in between do not
-    matter, and the landing hex costs nothing extra; ``can_land`` says which hexes are legal
-    (typically: not impassable, not occupied). The start itself is never an option. Sorted
-    by distance, then row by row.
-    """
-    if start not in board:
-        raise ValueError(f"start hex {start} is not on the board")
-    if reach < 0:
-        raise ValueError(f"teleport reach must be non-negative, got {reach}")
-    out = [h for h in _within(board, start, reach) if h != start and can_land(h)]
-    out.sort(key=lambda h: (start.distance(h), h.r, h.q))
-    return out
-
-
-# ---------------------------------------------------------------------------
-# Forced moves
-# ---------------------------------------------------------------------------
-
-#: ``rank(here, nxt)`` says whether a forced step may go from ``here`` to the neighbour
-#: ``nxt`` (``None``: it may not) and how much it is preferred: a step goes to one of the
-#: enterable neighbours of the highest rank. Ranks must be comparable with each other.
-Rank = Callable[[Hex, Hex], Any]
-
-
-@dataclass(frozen=True, slots=True)
-class ForcedPath:
-    """One way a forced move can go: the hexes entered, and the count left when it stopped
-    (0: the whole count was spent; more: the move was blocked, see the rules)."""
-
-    path: tuple[Hex, ...]
-    missing: int
-
-
-@dataclass
-class _Forced:
-    """Forced-step options with look-ahead, memoised on ``(hex, count left)``.
-
-    A neighbour is *viable* when the unit may end there, or when the move can go on from it
-    (a unit it may pass through stands there, but the count is not spent yet). Options are
-    the viable neighbours of the best rank. Every rank in this module strictly increases a
-    potential along a move (distance from a source, then closeness to the rim's far end; or
-    the row), so a move never comes back to a hex and the memo needs no "visited" set; a
-    rank that did cycle is cut (a hex under evaluation counts as blocked).
-    """
-
-    board: Board
-    rank: Rank
-    enter_cost: StepCost
-    can_end: HexTest | None
-    memo: dict[tuple[Hex, int], list[tuple[Hex, int]]] = field(default_factory=dict)
-    busy: set[tuple[Hex, int]] = field(default_factory=set)
-
-    def options(self, here: Hex, remaining: int) -> list[tuple[Hex, int]]:
-        key = (here, remaining)
-        known = self.memo.get(key)
-        if known is not None:
-            return known
-        if key in self.busy:
-            return []
-        self.busy.add(key)
-        groups: dict[Hashable, list[tuple[Hex, int]]] = {}
-        if remaining > 0:
-            for nxt in self.board.neighbours(here):
-                r = self.rank(here, nxt)
-                if r is None:
-                    continue
-                c = self.enter_cost(here, nxt)
-                if c is None or c > remaining:
-                    continue
-                if c < 1:
-                    raise ValueError(f"a forced step must count at least one hex, got {c} entering {nxt}")
-                groups.setdefault(r, []).append((nxt, c))
-        result: list[tuple[Hex, int]] = []
-        for r in sorted(groups, reverse=True):
-            viable = [(n, c) for n, c in groups[r] if self.viable(n, remaining - c)]
-            if viable:
-                result = sorted(viable, key=lambda nc: (nc[0].r, nc[0].q))
-                break
-        self.busy.discard(key)
-        self.memo[key] = result
-        return result
-
-    def viable(self, h: Hex, remaining: int) -> bool:
-        if self.can_end is None or self.can_end(h):
-            return True
-        return bool(self.options(h, remaining))
-
-
-def forced_options(
-    board: Board,
-    here: Hex,
-    remaining: int,
-    rank: Rank,
-    enter_cost: StepCost,
-    can_end: HexTest | None = None,
-) -> list[Hex]:
-    """The hexes the next step of a forced move may enter, row by row; empty: blocked.
-
-    ``remaining`` is the count of hexes still to move; ``enter_cost(frm, to)`` is how much
-    of it a step uses (at least 1; cover costing 2 is seed 003's 404.3a) or ``None`` when
-    the unit may not enter. A hex costing more than is left cannot be entered. Hexes the
-    unit may cross but not end on (``can_end`` false) are offered only when the move can
-    go on from them. Several hexes: the rules' controller chooses (a decision).
-    """
-    if here not in board:
-        raise ValueError(f"hex {here} is not on the board")
-    return [n for n, _ in _Forced(board, rank, enter_cost, can_end).options(here, remaining)]
-
-
-def forced_paths(
-    board: Board,
-    start: Hex,
-    count: int,
-    rank: Rank,
-    enter_cost: StepCost,
-    can_end: HexTest | None = None,
-    limit: int = 100_000,
-) -> list[ForcedPath]:
-    """Every way a forced move of ``count`` hexes can go, each step among its options.
-
-    A move goes on while it has options and stops when the count is spent or it is blocked.
-    Paths are listed depth first, options row by row. ``limit`` bounds the number of paths
-    (a ``ValueError`` beyond it) since branching makes their number grow exponentially.
-    """
-    if start not in board:
-        raise ValueError(f"start hex {start} is not on the board")
-    if count < 0:
-        raise ValueError(f"count must be non-negative, got {count}")
-    forced = _Forced(board, rank, enter_cost, can_end)
-    out: list[ForcedPath] = []
-    stack: list[tuple[Hex, int, tuple[Hex, ...]]] = [(start, count, ())]
-    while stack:
-        here, left, path = stack.pop()
-        opts = forced.options(here, left)
-        if not opts:
-            out.append(ForcedPath(path, left))
-            if len(out) > limit:
-                raise ValueError(f"more than {limit} forced paths")
-            continue
-        for nxt, c in reversed(opts):
-            stack.append((nxt, left - c, path + (nxt,)))
-    return out
-
-
-def on_rim(board: Board, h: Hex) -> bool:
-    """Is ``h`` on the board's rim (at least one of its six neighbours is off the board)?"""
-    return any(n not in board for n in h.neighbours())
-
-
-def _far2(source: Hex, h: Hex) -> int:
-    """Squared straight-line distance between hex centres, times 4/3 (an exact integer).
-
-    A pointy-top centre is at ``(sqrt(3) * (q + r/2), 3/2 * r)`` in hex widths, so the
-    squared distance is ``3/4 * ((2dq + dr)^2 + 3 dr^2)``; only comparisons are needed.
-    """
-    dq, dr = h.q - source.q, h.r - source.r
-    return (2 * dq + dr) ** 2 + 3 * dr * dr
-
-
-def away_rank(board: Board, source: Hex) -> Rank:
-    """Move away from ``source`` (seed 003, 404.3b).
-
-    Each hex entered must be one of the farthest possible from the source: a neighbour one
-    step farther ranks ``(1, 0)``, and all such neighbours tie (a decision picks). A unit on
-    the board's rim that cannot get farther slides along the rim "in the direction that
-    takes it farthest": rim neighbours at the same distance rank ``(0, e)`` where ``e`` is
-    the straight-line distance from the source, only if ``e`` grows. Anything else (moving
-    nearer, sideways off the rim) is not allowed, so a move that can get no farther stops.
-    """
-
-    def rank(here: Hex, nxt: Hex) -> tuple[int, int] | None:
-        d_here, d_next = source.distance(here), source.distance(nxt)
-        if d_next > d_here:
-            return (1, 0)
-        if d_next == d_here and on_rim(board, here) and on_rim(board, nxt):
-            e_next = _far2(source, nxt)
-            if e_next > _far2(source, here):
-                return (0, e_next)
-        return None
-
-    return rank
-
-
-def edge_rank(board: Board, edge: str) -> Rank:
-    """Retreat toward the edge row ``edge`` ("top" or "bottom"): each step enters one of the
-    (at most two) neighbours one row closer to it (:meth:`Board.toward_edge`), which tie (a
-    decision picks). Rows grow toward the bottom edge."""
-    if edge not in ("top", "bottom"):
-        raise ValueError(f"edge must be 'top' or 'bottom', got {edge!r}")
-    step = -1 if edge == "top" else 1
-
-    def rank(here: Hex, nxt: Hex) -> int | None:
-        return 0 if nxt.r - here.r == step and here.distance(nxt) == 1 else None
-
-    return rank
-
-
-def directional_rank(source: Hex) -> Rank:
-    """Retreat away from ``source``: straight away if possible, else obliquely away.
-
-    Neighbours one step farther from the source are allowed. The *primary* ones (rank 2)
-    are those whose centre is farthest in a straight line, i.e. directly away (from an
-    adjacent source, the one hex opposite it); the others are *secondary* (rank 1) and are
-    used only when no primary hex can be entered. The primary direction is found among all
-    six geometric neighbours, so a primary hex off the board also falls back to secondary.
-    """
-
-    def rank(here: Hex, nxt: Hex) -> int | None:
-        d = source.distance(here) + 1
-        if source.distance(nxt) != d:
-            return None
-        top = max(_far2(source, n) for n in here.neighbours() if source.distance(n) == d)
-        return 2 if _far2(source, nxt) == top else 1
-
-    return rank
-
-
-def forced_ends(start: Hex, paths: Iterable[ForcedPath]) -> dict[Hex, int]:
-    """Where forced paths from ``start`` end -> the least count left over ending there."""
-    out: dict[Hex, int] = {}
-    for fp in paths:
-        end = fp.path[-1] if fp.path else start
-        old = out.get(end)
-        out[end] = fp.missing if old is None else min(old, fp.missing)
-    return out

@@ -322,11 +322,20 @@ class _Cone:
 _CONES: "weakref.WeakKeyDictionary[Board, dict[tuple[Hex, Hex], _Cone | None]]" = weakref.WeakKeyDictionary()
 
 
+#: the board last looked on and its cones: nearly every look is on the board of the one before,
+#: found by identity (a weak reference: a freed board is never matched) without the weak dict
+_last_cones: tuple[Callable[[], "Board | None"], dict] = (lambda: None, {})
+
+
 def _cone(board: Board, a: Hex, b: Hex) -> _Cone | None:
     """The cone of a look from ``a`` to ``b`` on ``board`` (None: the same or adjacent hexes)."""
-    cones = _CONES.get(board)
-    if cones is None:
-        cones = _CONES[board] = {}
+    global _last_cones
+    ref, cones = _last_cones
+    if ref() is not board:
+        cones = _CONES.get(board)
+        if cones is None:
+            cones = _CONES[board] = {}
+        _last_cones = (weakref.ref(board), cones)
     key = (a, b)
     try:
         return cones[key]
