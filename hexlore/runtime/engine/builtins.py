@@ -240,14 +240,11 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
         return may_pass, (lambda h: not others(h))
 
-    index: list[movement.BoardIndex] = []  # the board never changes: looked up once
-
     def numbered() -> movement.BoardIndex:
         """The board's hexes by number (made at the first search: a game that never searches,
-        a scenario checked on a huge board, never pays for it)."""
-        if not index:
-            index.append(movement.board_index(board))
-        return index[0]
+        a scenario checked on a huge board, never pays for it; kept by movement, which finds
+        the board of the search before by identity)."""
+        return movement.board_index(board)
 
     answer_tables: dict = {}  # function -> (its table of hex answers, how searches call it)
 

@@ -25,7 +25,7 @@ from hexlore.runtime.engine.compiled.program import compiled
 from hexlore.runtime.engine.context import Context
 from hexlore.runtime.engine.bounds import BUDGET, MAX_LIST_ITEMS, GameOver, RuleError
 from hexlore.runtime.engine.memo import MISS, NUMBERS, SKIP, Memo, Plan
-from hexlore.runtime.engine.policies import Decision, Policy, RandomPolicy, Script, ScriptError
+from hexlore.runtime.engine.policies import Decision, Policy, Script, ScriptError
 from hexlore.runtime.engine.resume import drive, play_frame
 from hexlore.runtime.engine.setup import ScenarioValues, set_up
 from hexlore.runtime.engine.state import EventRecord, GameState, Side
@@ -297,12 +297,12 @@ class Game:
         events = self.events
         shown = events.shown
         if not self.script.answers:
-            policy = self.policies[side.name]
-            if policy.__class__ is RandomPolicy:  # reads only the number of options: no Decision
+            pick = self.policies[side.name].pick
+            if pick is not None:  # a player that reads only the number of options: no Decision
                 count = len(options)
                 if count > 1:
                     self.asked += 1
-                index = policy.pick(count)
+                index = pick(count)
                 if events.keep_offered and events.file is not None:
                     events.offered = [shown(o) for o in options]
                 events.record_decision(name, side.name, shown(options[index]), count, False, origin)

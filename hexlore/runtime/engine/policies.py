@@ -54,6 +54,10 @@ class ScriptError(Exception):
 
 class Policy:
     name = "policy"
+    #: ``pick(count) -> index`` for a player that reads nothing of a decision but how many
+    #: options it has: the game then asks it without making a :class:`Decision` (labels,
+    #: scores) at all. None: the player reads the decision.
+    pick = None
 
     def choose(self, decision: Decision) -> int:
         raise NotImplementedError
