@@ -37,6 +37,7 @@ import json
 import os
 import platform
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -110,13 +111,17 @@ def memo_ratio(path: Path, sides: tuple[str, ...], games: int) -> tuple[float, f
 
 
 def export(rev: str, into: Path, packs: str) -> None:
-    """The hexlore package of git revision ``rev``, with its own packs and scenarios unless
-    both interpreters play this tree's (``packs == "this"``)."""
+    """The hexlore package of git revision ``rev``, beside its own packs and scenarios, or
+    beside this tree's when both interpreters play this tree's (``packs == "this"``): a
+    revision reads its scenarios' JSON Schema from the ``scenarios`` folder next to it."""
     trees = ["hexlore"] if packs == "this" else ["hexlore", "rules", "scenarios"]
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, *trees], check=True,
                              capture_output=True).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
+    if packs == "this":
+        for tree in ("rules", "scenarios"):
+            shutil.copytree(ROOT / tree, into / tree)
 
 
 def scenario_paths(name: str, old: Path, packs: str) -> dict[str, Path]:
