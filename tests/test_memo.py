@@ -18,7 +18,7 @@ from conftest import ROOT, demo_pack
 from hexlore.api import open_scenario
 from hexlore.compiler import compile_packs
 from hexlore.runtime.engine.game import Game
-from hexlore.runtime.engine.memo import ANY, LISTS, POSITIONS, function_reads
+from hexlore.runtime.engine.memo import ANY, LISTS, POSITIONS, function_reads, new_lists
 
 PACK = """pack demo.memo
 fields unit { hp: int = 3, tag: int = 0 }
@@ -32,6 +32,8 @@ function piled() -> int = count(game.pile) + 0 * count(units())
 function ignores_unit(u: unit, n: int) -> int = n + 0 * count(units())
 function yes(x: bool) -> bool = x and count(units()) >= 0
 function cheap(u: unit) -> int = u.hp + 1
+# the pile itself, not a list made for the call: never kept (a push through it changes the pile)
+function held_pile() -> list of int = (game.pile if count(units()) >= 0 else [])
 
 procedure field_changes(u: unit) -> list of int {
   let before = strength(u)
@@ -48,6 +50,19 @@ procedure lists_are_fresh(u: unit) -> int {
   let b = around(u)
   push(a, u.hex)
   return count(b) * 100 + count(a)
+}
+procedure lists_kept(u: unit) -> list of int {
+  let a = around(u)
+  let b = around(u)
+  push(b, u.hex)
+  let c = around(u)
+  return [count(a), count(b), count(c)]
+}
+procedure field_list_through_a_function() -> list of int {
+  let before = count(held_pile())
+  push(held_pile(), 4)
+  push(held_pile(), 5)
+  return [before, count(game.pile)]
 }
 procedure list_changes_in_place() -> list of int {
   let before = piled()
@@ -116,6 +131,8 @@ def run(demo, memoise: bool, procedure: str, *args):
     ("field_changes", ["u"], [5, 4]),                   # 3 + 2 units, then 2 + 2
     ("unit_moves", ["u", "0,1", "0,-2"], [2, 3]),
     ("lists_are_fresh", ["u"], [607]),                  # b keeps its 6 hexes when a gets a 7th
+    ("lists_kept", ["u"], [[6, 7, 6]]),                 # c is answered from the memo, b's push not in it
+    ("field_list_through_a_function", [], [[0, 2]]),
     ("list_changes_in_place", [], [[0, 1]]),
     ("numbers_of_two_classes", [], [["True", "1", "False", "0", "1"]]),
     ("unread_argument", ["u", "v"], [[2, 2, 3]]),
@@ -172,6 +189,20 @@ def test_the_memo_is_used(demo):
         assert game.call_function("strength", [u]) == 5 and calls["strength"] == 2
 
 
+def test_a_list_made_for_each_call_is_kept_and_answered_as_a_list_of_the_callers_own(demo):
+    rules, scenario = demo
+    assert "around" in new_lists(rules)  # list(each …): a new list each call
+    assert "held_pile" not in new_lists(rules) and "piled" not in new_lists(rules)
+    game = Game(rules, scenario)
+    u = game.state.units["u"]
+    with counting(game, ["around"]) as calls:
+        assert game.guarded(game.call_procedure, "lists_kept", [u]) == [6, 7, 6]
+    assert calls["around"] == 1  # the second and third calls were answered from the memo
+    game.memo.on = True  # as inside guarded
+    first, second = game.call_function("around", [u]), game.call_function("around", [u])
+    assert first == second and first is not second and type(second) is list
+
+
 def test_what_functions_read(demo):
     reads = function_reads(demo[0])
     assert reads["strength"] == {("unit", "hp"), POSITIONS}
@@ -221,6 +252,9 @@ def test_cheap_functions_are_not_memoised_and_seldom_answered_ones_stop_being(de
     ("tickclock/ruins.yaml", None, {"dawn": "random", "dusk": "random"}),
     ("westeros/skirmish.yaml", ["westeros.additional"], {"stark": "random", "lannister": "random"}),
     ("battlelore/spider_ford.yaml", None, {"north": "random", "south": "random"}),
+    # greedy players read the rules' 'prefer' judgements, which call list-answering functions
+    ("tickclock/ruins.yaml", None, {"dawn": "greedy", "dusk": "greedy"}),
+    ("skirmish/village_raid.yaml", None, {"north": "greedy", "south": "greedy"}),
 ])
 def test_bundled_games_log_the_same_with_and_without_the_memo(scenario, packs, policies):
     loaded = open_scenario(str(ROOT / "scenarios" / scenario))

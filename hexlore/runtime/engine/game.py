@@ -24,7 +24,7 @@ from hexlore.runtime.engine.compiled.locate import rule_error
 from hexlore.runtime.engine.compiled.program import compiled
 from hexlore.runtime.engine.context import Context
 from hexlore.runtime.engine.bounds import BUDGET, MAX_LIST_ITEMS, GameOver, RuleError
-from hexlore.runtime.engine.memo import MISS, NUMBERS, SKIP, Memo, Plan
+from hexlore.runtime.engine.memo import MISS, NUMBERS, SKIP, KeptList, Memo, Plan, new_lists
 from hexlore.runtime.engine.policies import Decision, Policy, Script, ScriptError
 from hexlore.runtime.engine.resume import drive, play_frame
 from hexlore.runtime.engine.setup import ScenarioValues, set_up
@@ -209,6 +209,7 @@ class Game:
             general = self._caller(name, plan)
             return lambda a, b: general([a, b])
         table, numbers = plan.table, NUMBERS
+        keeps_lists = name in new_lists(self.rules)
         get = table.get
         check_a, check_b = 0 in objects, 1 in objects
 
@@ -221,11 +222,13 @@ class Game:
                     return body(context, a, b)
                 if result is not MISS:
                     plan.hits += 1
-                    return result
+                    return result if result.__class__ is not KeptList else list(result)
                 result = body(context, a, b)
-                if result.__class__ is not list and not (check_a and a.__class__ in numbers) and \
-                        not (check_b and b.__class__ in numbers):
-                    table[key] = result
+                if not (check_a and a.__class__ in numbers) and not (check_b and b.__class__ in numbers):
+                    if result.__class__ is not list:
+                        table[key] = result
+                    elif keeps_lists:
+                        table[key] = KeptList(result)
                 plan.missed()
                 return result
             return body(context, a, b)
@@ -235,15 +238,17 @@ class Game:
         """How Python calls function ``name`` (built-ins asking for a cost, a test…): through its
         memo while the rules run (hexlore/runtime/engine/memo.py) as ``plan`` says (None: not memoised).
 
-        Lists are never memoised: each call must keep returning a list of its own. Calls with a
-        list argument (unhashable) or a number that could equal one of another class are not
-        memoised either.
+        Each call must keep returning a list of its own: a list answer is kept only when the
+        function always makes a new one (memo.new_lists), as a ``KeptList`` copied for each
+        caller. Calls with a list argument (unhashable) or a number that could equal one of
+        another class are not memoised.
         """
         body = self.compiled.functions[name][0]
         context, memo = self.context, self.memo  # neither holds the game: a dropped game is freed
         if plan is None:
             return lambda args: body(context, *args)
         table, key_of, storable = plan.table, plan.key, plan.storable
+        keeps_lists = name in new_lists(self.rules)
 
         def memoised(args):
             if memo.on and plan.active:
@@ -255,10 +260,13 @@ class Game:
                         return body(context, *args)
                     if result is not MISS:
                         plan.hits += 1
-                        return result
+                        return result if result.__class__ is not KeptList else list(result)
                     result = body(context, *args)
-                    if result.__class__ is not list and (storable is None or storable(args)):
-                        table[key] = result
+                    if storable is None or storable(args):
+                        if result.__class__ is not list:
+                            table[key] = result
+                        elif keeps_lists:
+                            table[key] = KeptList(result)
                     plan.missed()
                     return result
             return body(context, *args)

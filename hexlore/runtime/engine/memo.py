@@ -406,6 +406,63 @@ def _costly(rules: RuleSet) -> dict[str, bool]:
     return costly
 
 
+#: built-ins whose every answer is a list made for that call (never one the state or a cache
+#: of the runtime holds)
+_NEW_LISTS = frozenset({
+    "units", "units_of", "units_in", "friends", "enemies", "reachable", "move_options", "move_path",
+    "teleport_options", "away_options", "retreat_options", "retreat_from_options", "without",
+    "neighbours", "ring", "sides"})
+
+
+class KeptList(tuple):
+    """A list answer kept in a memo. Each caller must get a list of its own (a procedure may
+    push to it), so the memo keeps the items and answers with a new list of them."""
+
+    __slots__ = ()
+
+
+def _new_lists(rules: RuleSet) -> frozenset[str]:
+    """Functions whose every answer is a new list whose items hold no list (a list of units,
+    of hexes…): their memo may keep an answer as a :class:`KeptList`. A function answering a
+    list that something else holds (a field's, an option's) is not one: a copy would not be
+    the list its caller may change."""
+    candidates = {name: spec for name, spec in rules.functions.items()
+                  if spec.returns is not None and spec.returns.name == "list" and spec.returns.item is not None
+                  and spec.returns.item.name not in _LIST_TYPES}
+    verdict: dict[str, bool] = {}
+
+    def new(node: ir.X, seen: frozenset) -> bool:
+        cls = node.__class__
+        if cls is ir.Aggregate:
+            return node.func == "list"
+        if cls is ir.MakeList:
+            return True
+        if cls is ir.Conditional:
+            return all(new(branch, seen) or (branch.__class__ is ir.Const and branch.value is None)
+                       for branch in (node.then, node.otherwise))
+        if cls is ir.CallBuiltin:
+            return node.name in _NEW_LISTS
+        if cls is ir.CallFunction:
+            return function_new(node.name, seen)
+        return False
+
+    def function_new(name: str, seen: frozenset) -> bool:
+        if name in verdict:
+            return verdict[name]
+        if name in seen or name not in candidates:
+            return False
+        verdict[name] = answer = new(candidates[name].body, seen | {name})
+        return answer
+
+    return frozenset(name for name in candidates if function_new(name, frozenset()))
+
+
+def new_lists(rules: RuleSet) -> frozenset[str]:
+    """Functions whose memo keeps list answers (see :func:`_new_lists`); once per rule set."""
+    return _cached(_ANALYSED_NEW_LISTS, rules, _new_lists)
+
+
+_ANALYSED_NEW_LISTS: dict[int, tuple[weakref.ref, frozenset]] = {}
 _ANALYSED_PLANS: dict[int, tuple[weakref.ref, dict]] = {}
 _ANALYSED_SHAPES: dict[int, tuple[weakref.ref, dict]] = {}
 

@@ -31,7 +31,7 @@ from hexlore.runtime.engine.compiled.resumable import Suspends
 from hexlore.runtime.engine.compiled.locate import LINE_TABLES
 from hexlore.runtime.engine.compiled.names import Module, fill_locations
 from hexlore.runtime.engine.compiled.support import HELPERS
-from hexlore.runtime.engine.memo import MISS, NUMBERS, memo_shapes, per_rule_set
+from hexlore.runtime.engine.memo import MISS, NUMBERS, KeptList, memo_shapes, new_lists, per_rule_set
 
 _serial = itertools.count()
 
@@ -90,6 +90,7 @@ class Program:
         plans = memo_shapes(rules)
         self.memoised = tuple(name for name in rules.functions if plans.get(name) is not None)
         self._shapes = {name: plans[name] for name in self.memoised}
+        self.keeps_lists = new_lists(rules)
         self._entries = {name: m.callable_name("mf_") for name in self.memoised}
         self._procedures = {name: m.callable_name("pr_") for name in rules.procedures}
         self._triggers = {t.name: m.callable_name("tr_") for t in rules.triggers}
@@ -163,7 +164,7 @@ class Program:
             self.add(gen.function_def(self, self._functions[name], params, spec.body))
             if name in self._entries:
                 self.add(gen.memo_entry(self._entries[name], self._functions[name], self.memoised.index(name),
-                                        self._shapes[name]))
+                                        self._shapes[name], name in self.keeps_lists))
         for name, spec in rules.procedures.items():
             self.add(gen.procedure_def(self, self._procedures[name], tuple(p.name for p in spec.params), spec.body))
         for t in rules.triggers:
@@ -218,8 +219,8 @@ class Program:
         rules, out = self.rules, CompiledRules(f"<hexlore rules {next(_serial)}>")
         namespace: dict = {"__builtins__": {}}
         namespace.update(HELPERS)
-        namespace.update({"h_miss": MISS, "h_numbers": NUMBERS, "h_type_error": TypeError, "h_bool": bool,
-                          "h_getattr": getattr})
+        namespace.update({"h_miss": MISS, "h_numbers": NUMBERS, "h_kept_list": KeptList, "h_type_error": TypeError,
+                          "h_bool": bool, "h_getattr": getattr})
         self._compile_into(self.generate(), out.filename, namespace)
         out.functions = {name: (namespace[self._functions[name]], namespace[self.function_entry(name)],
                                 tuple(p.name for p in spec.params)) for name, spec in rules.functions.items()}

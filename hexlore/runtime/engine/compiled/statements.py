@@ -165,9 +165,12 @@ def function_def(program: "Program", identifier: str, params: tuple[str, ...], b
     return function(identifier, [CONTEXT] + scope.params, [program.module.at(ast.Return(value), body)])
 
 
-def memo_entry(identifier: str, body_name: str, plan_index: int, shape: tuple) -> ast.FunctionDef:
+def memo_entry(identifier: str, body_name: str, plan_index: int, shape: tuple,
+               keeps_lists: bool = False) -> ast.FunctionDef:
     """The memoised entry of a function: exactly the keys, look-ups and bookkeeping of
-    :class:`~hexlore.runtime.engine.memo.Plan`, written out for this function's shape."""
+    :class:`~hexlore.runtime.engine.memo.Plan`, written out for this function's shape.
+    ``keeps_lists``: the function answers new lists (:func:`~hexlore.runtime.engine.memo.new_lists`),
+    kept as a ``KeptList`` and answered as a list of the caller's own; else a list is not kept."""
     positions, exact, unknown, objects, arity = shape
     params = [f"v{i}" for i in range(arity)]
     plan, key, found = "t_plan", "t_key", "t_found"
@@ -182,10 +185,20 @@ def memo_entry(identifier: str, body_name: str, plan_index: int, shape: tuple) -
     else:
         key_value = ast.Tuple([name(params[i]) for i in positions], ast.Load())
     table = attr(plan, "table")
-    keep: ast.expr = ast.Compare(attr(found, "__class__"), [ast.IsNot()], [name("h_list")])
-    if objects:
-        keep = ast.BoolOp(ast.And(), [keep] + [ast.Compare(attr(params[i], "__class__"), [ast.NotIn()],
-                                                           [name("h_numbers")]) for i in objects])
+    numbers_ok = [ast.Compare(attr(params[i], "__class__"), [ast.NotIn()], [name("h_numbers")]) for i in objects]
+    if keeps_lists:
+        keep: ast.expr | None = (ast.BoolOp(ast.And(), numbers_ok) if len(numbers_ok) > 1 else
+                                 numbers_ok[0] if numbers_ok else None)
+        kept: ast.expr = ast.IfExp(ast.Compare(attr(found, "__class__"), [ast.Is()], [name("h_list")]),
+                                   call("h_kept_list", name(found)), name(found))
+        answer: ast.expr = ast.IfExp(ast.Compare(attr(found, "__class__"), [ast.Is()], [name("h_kept_list")]),
+                                     call("h_list", name(found)), name(found))
+    else:
+        keep = ast.Compare(attr(found, "__class__"), [ast.IsNot()], [name("h_list")])
+        if numbers_ok:
+            keep = ast.BoolOp(ast.And(), [keep] + numbers_ok)
+        kept = answer = name(found)
+    store = ast.Assign([ast.Subscript(table, name(key), ast.Store())], kept)
     memoised: list[ast.stmt] = []
     if skip:
         memoised.append(ast.If(ast.BoolOp(ast.Or(), skip) if len(skip) > 1 else skip[0], [ast.Return(direct)], []))
@@ -195,9 +208,9 @@ def memo_entry(identifier: str, body_name: str, plan_index: int, shape: tuple) -
                 [ast.ExceptHandler(name("h_type_error"), None, [ast.Return(direct)])], [], []),
         ast.If(ast.Compare(name(found), [ast.IsNot()], [name("h_miss")]),
                [ast.AugAssign(ast.Attribute(name(plan), "hits", ast.Store()), ast.Add(), ast.Constant(1)),
-                ast.Return(name(found))], []),
+                ast.Return(answer)], []),
         _assign(found, direct),
-        ast.If(keep, [ast.Assign([ast.Subscript(table, name(key), ast.Store())], name(found))], []),
+        ast.If(keep, [store], []) if keep is not None else store,
         ast.Expr(call(attr(plan, "missed"))),
         ast.Return(name(found))]
     on = ast.BoolOp(ast.And(), [attr(attr(CONTEXT, "memo"), "on"), attr(plan, "active")])
