@@ -46,6 +46,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+#: the tree whose interpreter, packs and scenarios play as "this": with --against or
+#: --instructions, a copy of ROOT's taken at the start (see snapshot)
+THIS = ROOT
 
 #: (scenario, the sides' names): the playable scenario of each bundled pack
 SCENARIOS = [
@@ -121,12 +124,21 @@ def export(rev: str, into: Path, packs: str) -> None:
         tar.extractall(into, filter="data")
     if packs == "this":
         for tree in ("rules", "scenarios"):
-            shutil.copytree(ROOT / tree, into / tree)
+            shutil.copytree(THIS / tree, into / tree, ignore=shutil.ignore_patterns("__pycache__"))
+
+
+def snapshot(into: Path) -> Path:
+    """A copy of this tree's package, packs and scenarios, in ``into``: a comparison runs for
+    minutes, and a file edited meanwhile in the working tree must not slip into half of it
+    (a child that imports the edited module, or compiles its bytecode inside callgrind)."""
+    for tree in ("hexlore", "rules", "scenarios"):
+        shutil.copytree(ROOT / tree, into / tree, ignore=shutil.ignore_patterns("__pycache__"))
+    return into
 
 
 def scenario_paths(name: str, old: Path, packs: str) -> dict[str, Path]:
     """The scenario file each interpreter plays ("new": this tree's, "old": the revision's)."""
-    mine, theirs = ROOT / "scenarios" / name, old / "scenarios" / name
+    mine, theirs = THIS / "scenarios" / name, old / "scenarios" / name
     return {"new": theirs if packs == "theirs" else mine, "old": mine if packs == "this" else theirs}
 
 
@@ -165,7 +177,7 @@ def same_game(new: str, old: str) -> bool:
 def same_games(old: Path, paths: dict[str, Path], sides, games: int, packs: str) -> bool:
     """Do both interpreters play the same games (bytes; or, with ``--packs each``, the same
     game in each log)?"""
-    new_run = child(ROOT, paths["new"], sides, 0, games, keep=True)
+    new_run = child(THIS, paths["new"], sides, 0, games, keep=True)
     old_run = child(old, paths["old"], sides, 0, games, keep=True)
     if packs != "each":
         return new_run["digest"] == old_run["digest"]
@@ -183,7 +195,7 @@ def against(rev: str, name: str, sides, games: int, chunk: int, packs: str) -> t
         for n, first in enumerate(range(0, games, chunk)):
             count = min(chunk, games - first)
             for who in (("new", "old") if n % 2 == 0 else ("old", "new")):
-                result = child(ROOT if who == "new" else old, paths[who], sides, first, count, keep=packs == "each")
+                result = child(THIS if who == "new" else old, paths[who], sides, first, count, keep=packs == "each")
                 cpu[who] += result["cpu"]
                 logs[who].extend(result["logs"] if packs == "each" else [result["digest"]])
         if packs == "each":
@@ -224,7 +236,7 @@ def instructions(games: int, rev: str | None, packs: str) -> None:
             export(rev, old, packs)
         for name, sides in SCENARIOS:
             paths = scenario_paths(name, old, packs)
-            new = per_game_instructions(ROOT, paths["new"], sides, games)
+            new = per_game_instructions(THIS, paths["new"], sides, games)
             line = f"{name:30} {new:14,.0f}"
             if rev:
                 before = per_game_instructions(old, paths["old"], sides, games)
@@ -252,6 +264,14 @@ def main() -> None:
             parser.error(f"no playable scenario {', '.join(sorted(unknown))}; "
                          f"choose among {', '.join(name for name, _ in SCENARIOS)}")
         SCENARIOS[:] = [row for row in SCENARIOS if row[0] in wanted]
+    global THIS
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.instructions or args.against:
+            THIS = snapshot(Path(tmp))
+        run(args)
+
+
+def run(args) -> None:
     if args.instructions:
         return instructions(args.games, args.against, args.packs)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
