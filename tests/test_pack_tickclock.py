@@ -16,6 +16,7 @@ import pytest
 
 from conftest import ROOT
 from hexlore.api import open_scenario
+from hexlore.loading import open_variant
 from hexlore.runtime.engine.game import Game
 
 RUINS = ROOT / "scenarios" / "tickclock" / "ruins.yaml"
@@ -108,3 +109,20 @@ def test_every_paragraph_has_a_coverage_row_naming_existing_tests():
         assert cited or "not yet covered" in line, paragraph
         for name in cited:
             assert name in names, f"{paragraph}: no scenario test named {name!r}"
+
+
+def first_turns(loaded, count: int) -> list[str]:
+    """The sides of the first ``count`` characters to play (d_: dawn, k_: dusk)."""
+    _, log = play(loaded, 0)
+    turns = [json.loads(line)["args"]["unit"] for line in log.splitlines() if '"event":"turn"' in line]
+    return [unit[:2] for unit in turns[:count]]
+
+
+def test_the_alternate_ties_variant_lets_the_factions_take_turns_at_a_tie(ruins):
+    """scenarios/tickclock/alternate_ties.lore, the other reading of the turn order that the pack
+    README measures: every character starts ready at tick 1; the pack's reading plays dawn's five
+    first, the variant's alternates from dawn."""
+    variant = open_variant(str(RUINS), [str(ROOT / "scenarios" / "tickclock" / "alternate_ties.lore")])
+    assert variant.playable, [d.headline() for d in variant.diagnostics]
+    assert first_turns(ruins, 6) == ["d_"] * 5 + ["k_"]
+    assert first_turns(variant, 6) == ["d_", "k_"] * 3
