@@ -27,7 +27,7 @@ from hexlore.runtime.engine.compiled.program import compiled, generate_module
 from hexlore.runtime.engine.game import Game
 from hexlore.runtime.scenarios.loader import load_scenario_text
 
-COMPILER_NAMES = re.compile(r"R|F|x|[vtk]\d+|t_[a-z]+|(fn|mf|pr|tr|ev|bk|ag|te|ch|ak|sc|cx|rp|rt|re|rb)_\d+|h_[a-z_]+")
+COMPILER_NAMES = re.compile(r"R|F|x|[vtk]\d+|t_[a-z]+|(fn|mf|pr|tr|ev|bk|ag|te|ch|ak|sc|sa|cx|rp|rt|re|rb)_\d+|h_[a-z_]+")
 #: the attributes generated code reads: of the game's context, of units, sides, hexes, faces,
 #: definitions, events, memo plans, and of the few Python objects it uses (dict.get, list.append)
 ATTRIBUTES = {"options", "tables", "game", "board", "label", "hex_fields", "game_fields", "definition_values",
@@ -106,7 +106,7 @@ procedure {29}({30}: unit) -> int "{t6}" {{
   }}
   repeat {6} {{ game.{9} += 1 }}
   let {35} = choose {36}({37} in [1, 2, 3] by {30}.side prefer {37} default 2)
-  if ask {38}(by {30}.side default true) {{ {30}.{7} -= 1 }}
+  if ask {38}(by {30}.side prefer {30}.{7} > {35} default true) {{ {30}.{7} -= 1 }}
   let {39} = emit {18}({19}: {30}, {20}: {35} + {24}({30}.{8}))
   if {27}({30}) {{ return {39}.{20} }}
   return ({12}.{11} if {30} is {17} else 0)

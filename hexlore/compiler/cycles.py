@@ -103,7 +103,7 @@ def _calls(node, certain: bool):
     elif isinstance(node, ir.Choose):
         unsure = (node.prefer, node.default)
     elif isinstance(node, ir.Ask):
-        unsure = (node.default,)
+        unsure = (node.prefer, node.default)
     for child in _children(node):
         yield from _calls(child, certain and not any(child is u for u in unsure))
 

@@ -158,6 +158,7 @@ class Choose(X):
 class Ask(X):
     decision: str
     by: X
+    prefer: X | None
     default: X | None
 
 

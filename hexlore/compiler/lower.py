@@ -687,11 +687,14 @@ class Lowerer:
                      "make decisions in procedures and triggers")
         by, bt = self.expr(ctx, scope, node.by)
         self.expect(ctx, SIDE, bt, node.by.span, "the chooser ('by')")
-        default = None
+        prefer = default = None
+        if node.prefer is not None:
+            prefer, pt = self.expr(ctx, scope, node.prefer)
+            self.expect(ctx, BOOL, pt, node.prefer.span, "the preferred answer")
         if node.default is not None:
             default, dt = self.expr(ctx, scope, node.default)
             self.expect(ctx, BOOL, dt, node.default.span, "the default answer")
-        return ir.Ask(node.decision, by, default, origin=o), BOOL
+        return ir.Ask(node.decision, by, prefer, default, origin=o), BOOL
 
     # ------------------------------------------------------------ statements
     def loop_body(self, ctx: Context, scope: Scope, body):

@@ -128,10 +128,11 @@ class Choose(Expr):
 
 @dataclass(frozen=True, slots=True)
 class Ask(Expr):
-    """A yes/no decision."""
+    """A yes/no decision; ``prefer`` is the answer a judging player gives (greedy, search)."""
 
     decision: str
     by: Expr
+    prefer: Expr | None
     default: Expr | None
 
 

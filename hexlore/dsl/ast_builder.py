@@ -440,8 +440,8 @@ class AstBuilder:
     def choose_expr(self, at, decision, var, source, by, prefer, default):
         return ast.Choose(str(decision), str(var), source, by, prefer, default, span=_span(at))
 
-    def ask_expr(self, at, decision, by, default):
-        return ast.Ask(str(decision), by, default, span=_span(at))
+    def ask_expr(self, at, decision, by, prefer, default):
+        return ast.Ask(str(decision), by, prefer, default, span=_span(at))
 
     def prefer(self, at, expr):
         return expr

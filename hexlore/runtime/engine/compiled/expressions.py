@@ -364,7 +364,7 @@ class Expressions:
         return self.module.at(self._ask(node, request=True), node)
 
     def _ask(self, node: ir.Ask, request: bool) -> ast.expr:
-        free = self._free_locals((node.by, node.default), exclude=None)
+        free = self._free_locals((node.by, node.prefer, node.default), exclude=None)
         key = ("ak", id(node), request, tuple(free))
         lifted = self.program.lifted.get(key)
         if lifted is not None:
@@ -382,7 +382,12 @@ class Expressions:
         else:
             body.append(ast.Assign([store(index)], ast.Constant(None)))
         options = ast.List([ast.Constant(True), ast.Constant(False)], ast.Load())
-        asked = [ast.Constant(node.decision), sub.x(node.by), options, ast.Constant(None), name(index),
+        scores: ast.expr = ast.Constant(None)
+        if node.prefer is not None:
+            free_prefer = self._free_locals((node.prefer,), exclude=None)
+            scores = call("h_partial", name(self._answer_scorer(node, free_prefer)), name(CONTEXT),
+                          *[name(inner.local(n)) for n in free_prefer])
+        asked = [ast.Constant(node.decision), sub.x(node.by), options, scores, name(index),
                  self.module.origin(node)]
         if request:
             body.append(ast.Return(self.module.at(call("h_choice", *asked), node)))
@@ -391,6 +396,23 @@ class Expressions:
             body.append(ast.Return(ast.Compare(self.module.at(decided, node), [ast.Eq()], [ast.Constant(0)])))
         self.program.add(function(lifted, params, body))
         return call(lifted, name(CONTEXT), *[self.scope.load(n) for n in free])
+
+    def _answer_scorer(self, node: ir.Ask, free: list[str]) -> str:
+        """``sa(R, free…) -> [yes, no]``: a question's 'prefer' as the scores of its two options
+        (1 for the preferred answer), lifted, so that every player reads it as it reads a
+        choice's scores; computed only if a player reads them."""
+        key = ("sa", id(node), tuple(free))
+        lifted = self.program.lifted.get(key)
+        if lifted is not None:
+            return lifted
+        lifted = self.program.lifted[key] = self.program.module.callable_name("sa_")
+        inner = Scope([])
+        params = [CONTEXT] + [inner.local(n) for n in free]
+        preferred = Expressions(self.program, inner).x(node.prefer)
+        yes = ast.List([ast.Constant(1), ast.Constant(0)], ast.Load())
+        no = ast.List([ast.Constant(0), ast.Constant(1)], ast.Load())
+        self.program.add(function(lifted, params, [ast.Return(ast.IfExp(preferred, yes, no))]))
+        return lifted
 
     def _free_locals(self, nodes, exclude: str | None) -> list[str]:
         """The Lore locals of this scope that ``nodes`` read (a lifted function's parameters)."""

@@ -190,7 +190,7 @@ class Machine:
                 raise NotResumable("a roll or a decision inside a choice's options")
             return self._stop_at_choice(node)
         if cls is ir.Ask:
-            if any(self.suspends.expr(x) for x in (node.by, node.default) if x is not None):
+            if any(self.suspends.expr(x) for x in (node.by, node.prefer, node.default) if x is not None):
                 raise NotResumable("a roll or a decision inside a question")
             return self._stop_at_question(node)
         node = self._flatten_children(node)
