@@ -336,13 +336,19 @@ class Expressions:
         self.program.add(function(lifted, params, body))
         return call(lifted, name(CONTEXT), *[self.scope.load(n) for n in free])
 
-    def _scorer(self, node: ir.Choose, free: list[str]) -> str:
-        """``sc(R, options, free…) -> scores``: the 'prefer' score of each option, lifted."""
-        key = ("sc", id(node), tuple(free))
+    def _lifted(self, key: tuple, prefix: str) -> tuple[str, bool]:
+        """The name of the function lifted for ``key``, and whether it is new (still to be made)."""
         lifted = self.program.lifted.get(key)
         if lifted is not None:
+            return lifted, False
+        lifted = self.program.lifted[key] = self.program.module.callable_name(prefix)
+        return lifted, True
+
+    def _scorer(self, node: ir.Choose, free: list[str]) -> str:
+        """``sc(R, options, free…) -> scores``: the 'prefer' score of each option, lifted."""
+        lifted, new = self._lifted(("sc", id(node), tuple(free)), "sc_")
+        if not new:
             return lifted
-        lifted = self.program.lifted[key] = self.program.module.callable_name("sc_")
         inner = Scope([])
         opts = inner.temp()
         params = [CONTEXT, opts] + [inner.local(n) for n in free]
@@ -401,11 +407,9 @@ class Expressions:
         """``sa(R, free…) -> [yes, no]``: a question's 'prefer' as the scores of its two options
         (1 for the preferred answer), lifted, so that every player reads it as it reads a
         choice's scores; computed only if a player reads them."""
-        key = ("sa", id(node), tuple(free))
-        lifted = self.program.lifted.get(key)
-        if lifted is not None:
+        lifted, new = self._lifted(("sa", id(node), tuple(free)), "sa_")
+        if not new:
             return lifted
-        lifted = self.program.lifted[key] = self.program.module.callable_name("sa_")
         inner = Scope([])
         params = [CONTEXT] + [inner.local(n) for n in free]
         preferred = Expressions(self.program, inner).x(node.prefer)
