@@ -138,8 +138,16 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         spec = functions.get(fn) if isinstance(fn, str) else None
         return spec is not None and spec.body.__class__ is ir.Const and not spec.body.value
 
+    arities: dict = {}  # function -> its number of parameters (asked at every search's set-up)
+
+    def arity_of(fn) -> int:
+        n = arities.get(fn)
+        if n is None:
+            n = arities[fn] = game.function_arity(fn)
+        return n
+
     def arity(fn, allowed, shape):
-        n = game.function_arity(fn)
+        n = arity_of(fn)
         if n not in allowed:
             raise RuleError(f"function '{fn}' takes {n} parameter(s); here it must be {shape}")
         return n
@@ -207,13 +215,20 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         return movement.end_hexes(routes)
 
     # -- movement: searches, teleport, forced moves (hexlore/runtime/geometry/movement.py)
+    share_rule: list = []  # the sharing rule's caller, or None, once a search has asked
+
     def sharing(u):
         """The pack's sharing rule for ``u`` (``may_share(u, other)``, a runtime hook), or None
         when the packs declare none: then no two units ever stand on one hex after a move."""
-        if SHARING_RULE not in game.rules.functions:
+        if not share_rule:
+            if SHARING_RULE not in functions:
+                share_rule.append(None)
+            else:
+                arity(SHARING_RULE, (2,), "(u: unit, other: unit) -> bool")
+                share_rule.append(game.search_caller2(SHARING_RULE))  # asked at every search: memoised
+        share = share_rule[0]
+        if share is None:
             return None
-        arity(SHARING_RULE, (2,), "(u: unit, other: unit) -> bool")
-        share = game.search_caller2(SHARING_RULE)  # asked again at every search: memoised
         return lambda o: bool(share(u, o))
 
     def occupancy(u, passes):
@@ -238,13 +253,21 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
                 return not others(h)
             return all(passes_by(u, o) for o in others(h))
 
-        return may_pass, (lambda h: not others(h))
+        def may_end(h):
+            return not occupants.get(h) or not others(h)  # most hexes: nobody there (no call)
+
+        return may_pass, may_end
+
+    index: list[movement.BoardIndex] = []  # the board's index once a search has asked for it
 
     def numbered() -> movement.BoardIndex:
         """The board's hexes by number (made at the first search: a game that never searches,
-        a scenario checked on a huge board, never pays for it; kept by movement, which finds
-        the board of the search before by identity)."""
-        return movement.board_index(board)
+        a scenario checked on a huge board, never pays for it; made and kept by movement, and
+        held here too once asked: a search set-up asks for it several times)."""
+        if index:
+            return index[0]
+        index.append(movement.board_index(board))
+        return index[0]
 
     answer_tables: dict = {}  # function -> (its table of hex answers, how searches call it)
 
@@ -282,7 +305,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
     def per_hex(fn, u, convert):
         """``(test(h), answers by hex number or None)`` for ``convert(fn(u, h))``: answers kept
         across searches (:func:`hex_answers`) for a function of a unit and a hex."""
-        if game.function_arity(fn) == 2:
+        if arity_of(fn) == 2:
             answers, number = hex_answers(fn, u, convert), numbered().number
             return (lambda h: answers(number[h])), answers
         of = caller(fn)
@@ -346,6 +369,8 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             raise RuleError(f"zone of control rule must be one of {', '.join(ZOC_MODES)}, got {name!r}")
         return mode
 
+    move_tables: dict = {}  # the functions a search asks -> memo.table of its searches (the same each time)
+
     def move_search(unit, budget, cost, obstacle, stops, passes, controls, zoc):
         """The routes of a unit's move; move_options, move_path and move_spent with the same
         arguments and nothing moved or changed in between (what the functions read) share one
@@ -354,7 +379,10 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             return search_routes(unit, budget, cost, obstacle, stops, passes, controls, zoc)
         key = (unit, budget, cost, obstacle, stops, passes, controls, zoc)
         try:
-            table = memo.table("move", tuple(f for f in (cost, obstacle, stops, passes, controls) if f is not None))
+            table = move_tables.get((cost, obstacle, stops, passes, controls))
+            if table is None:
+                table = move_tables[(cost, obstacle, stops, passes, controls)] = memo.table(
+                    "move", tuple(f for f in (cost, obstacle, stops, passes, controls) if f is not None))
             found = table.get(key)
         except TypeError:  # an argument that cannot be hashed: search, keep nothing
             return search_routes(unit, budget, cost, obstacle, stops, passes, controls, zoc)
@@ -433,11 +461,40 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
     everyone = state.units
     occupants = state.occupants
 
+    # The lists of units on the board by side, kept while the rules run until a unit moves,
+    # leaves the board or dies (a memo table reading where the units stand: memo.py forgets
+    # it then, and when the rules stop running). A search asks the rules about each hex it
+    # reaches (Westeros: "is an enemy next to this hex?"), which asks for the same list again
+    # and again; each caller still gets a list of its own.
+    on_board_of = memo.table("units of a side", ())
+    on_board_against = memo.table("units of the other sides", ())
+
+    def standing(side) -> tuple | list:
+        """The units of ``side`` on the board, in the order of state.units."""
+        if memo.on:
+            found = on_board_of.get(side)
+            if found is None:
+                found = on_board_of[side] = tuple(
+                    [u for u in everyone.values() if u.alive and u.hex is not None and u.side is side])
+            return found
+        return [u for u in everyone.values() if u.alive and u.hex is not None and u.side is side]
+
+    def against(side) -> tuple | list:
+        """The units on the board of every side but ``side``, in the order of state.units."""
+        if memo.on:
+            found = on_board_against.get(side)
+            if found is None:
+                found = on_board_against[side] = tuple(
+                    [u for u in everyone.values() if u.alive and u.hex is not None and u.side is not side])
+            return found
+        return [u for u in everyone.values() if u.alive and u.hex is not None and u.side is not side]
+
     def units():
         return state.on_board()
 
     def units_of(side):
-        return [u for u in everyone.values() if u.alive and u.hex is not None and u.side is side]
+        found = standing(side)
+        return list(found) if found.__class__ is tuple else found  # a list of the caller's own
 
     def units_in(hexes):
         out = []
@@ -451,13 +508,11 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
     def friends(unit):
         u = need_unit(unit)
-        side = u.side
-        return [v for v in everyone.values() if v.alive and v.hex is not None and v.side is side and v is not u]
+        return [v for v in standing(u.side) if v is not u]
 
     def enemies(unit):
-        u = need_unit(unit)
-        side = u.side
-        return [v for v in everyone.values() if v.alive and v.hex is not None and v.side is not side]
+        found = against(need_unit(unit).side)
+        return list(found) if found.__class__ is tuple else found
 
     def opponent(side):
         sides = state.sides
