@@ -28,6 +28,31 @@ if TYPE_CHECKING:
     from hexlore.runtime.engine.game import Game
 
 
+#: built-ins listing the units of a unit's side, or of the other sides, that stand on the board
+_UNIT_LISTS = ("enemies", "friends")
+
+
+def units_next_to_of(spec) -> str | None:
+    """For a function ``f(u, h) = any(each e in L(u) where adjacent(e.hex, h))`` (the two hexes
+    in either order), L being the built-in enemies or friends: L's name; else None. A search
+    asks such a test ("does the move stop next to an enemy?") of every hex it reaches, and each
+    answer walks the whole list; the built-ins then answer them all from one walk of it."""
+    if len(spec.params) != 2:
+        return None
+    u, h = spec.params[0].name, spec.params[1].name
+    body = spec.body
+    if body.__class__ is not ir.Aggregate or body.func != "any" or body.mapped is not None or body.var in (u, h):
+        return None
+    source, where = body.source, body.where
+    if source.__class__ is not ir.CallBuiltin or source.name not in _UNIT_LISTS or source.args != (ir.Local(u),):
+        return None
+    unit_hex = ir.GetField(ir.Local(body.var), "hex", "unit")
+    if where.__class__ is not ir.CallBuiltin or where.name != "adjacent" \
+            or where.args not in ((unit_hex, ir.Local(h)), (ir.Local(h), unit_hex)):
+        return None
+    return source.name
+
+
 def make_builtins(game: "Game") -> dict[str, Callable]:
     state = game.state
     # the game holds these built-ins: they hold it weakly, so that a dropped game is freed at
@@ -287,8 +312,9 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         costs and stopping hexes are asked once for many searches, not once per search."""
         found = answer_tables.get(fn)
         if found is None:  # memo.table gives the same table each time (emptied in place)
-            found = answer_tables[fn] = (memo.table("hex answers", (fn,), positions=False), hex_caller(fn))
-        table, call = found
+            found = answer_tables[fn] = (memo.table("hex answers", (fn,), positions=False), hex_caller(fn),
+                                         units_next_to(fn))
+        table, call, near = found
         hexes = numbered().hexes
         if memo.on:
             key = (u, convert)
@@ -297,10 +323,36 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
                 known = table[key] = [movement.UNASKED] * len(hexes)
         else:
             known = [movement.UNASKED] * len(hexes)
+        if near is not None:
+            return movement.HexAnswers(known, next_to_units(near, u, convert))
 
         def ask(j):
             return convert(call(u, hexes[j]))
         return movement.HexAnswers(known, ask)
+
+    def units_next_to(fn) -> str | None:
+        """:func:`units_next_to_of` of function ``fn`` of the rules (None for any other value)."""
+        spec = functions.get(fn) if isinstance(fn, str) else None
+        return None if spec is None else units_next_to_of(spec)
+
+    def next_to_units(near: str, u, convert) -> Callable[[int], object]:
+        """``ask(j)`` for a function :func:`units_next_to_of` recognised: ``convert(j in beside)``,
+        where ``beside`` holds the numbers of the board hexes adjacent to a unit of
+        ``enemies(u)`` (or ``friends(u)``), listed at the first hex asked, once per search.
+        The same answers as the function's body: a unit in those lists stands on the board."""
+        beside: set[int] = set()
+        listed = False
+        index = numbered()
+        around, number = index.neighbours, index.number
+
+        def ask(j):
+            nonlocal listed
+            if not listed:
+                for e in (enemies(u) if near == "enemies" else friends(u)):
+                    beside.update(around[number[e.hex]])
+                listed = True
+            return convert(j in beside)
+        return ask
 
     def per_hex(fn, u, convert):
         """``(test(h), answers by hex number or None)`` for ``convert(fn(u, h))``: answers kept
