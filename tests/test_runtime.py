@@ -396,3 +396,23 @@ def test_unit_list_built_ins_kept_while_nothing_moves(battlelore, ford):
 
     game.guarded(run)
     assert game.memoise  # the memo was on: the lists came from its table
+
+
+def test_in_section_built_in_agrees_with_the_board(battlelore, ford):
+    """in_section reads the board's section map directly for a hex (its common case written
+    out): every hex of the board, and one off it, answers what board.sections says; anything
+    else than a hex is still refused."""
+    from hexlore.compiler.model import Symbol
+    from hexlore.runtime.geometry.grid import Hex
+
+    game = Game(battlelore, ford, seed=1, policies={"north": "random", "south": "random"})
+    board, in_section = game.state.board, game.builtins["in_section"]
+    names = sorted({name for h in board for name in board.sections(h)})
+    assert names  # the ford has sections
+    for h in [*board, Hex(30, -30)]:
+        for name in names:
+            expected = name in board.sections(h)
+            assert in_section(h, Symbol("section", name)) is expected
+            assert in_section(h, name) is expected
+    with pytest.raises(RuleError):
+        in_section("B4", names[0])

@@ -142,9 +142,13 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             row = edges[side.edge] = board.edge(side.edge)
         return h in row
 
+    section_map = board.section_map  # the board never changes
+
     def in_section(h, section):
         name = section.name if isinstance(section, Symbol) else str(section)
-        return name in board.sections(need_hex(h))
+        # board.sections(need_hex(h)) written out: a card's section is asked of every unit it may order
+        found = section_map.get(h) if h.__class__ is grid.Hex else board.sections(need_hex(h))
+        return found is not None and name in found
 
     def caller(fn):
         """Function ``fn`` as a Python callable of an argument list, looked up once per built-in
