@@ -17,6 +17,7 @@ from hexlore.compiler.usage import SHARING_RULE
 from hexlore.runtime.geometry import grid
 from hexlore.runtime.geometry import movement
 from hexlore.runtime.geometry import sight
+from hexlore.runtime.engine.memo import POSITIONS, positions_at_own_hex
 from hexlore.runtime.engine.bounds import MAX_LIST_ITEMS, GameOver, PreconditionFailed, RuleError, bounded_list
 from hexlore.runtime.engine.state import Side, Unit
 
@@ -309,19 +310,24 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             return partial(body, context)  # body(context, u, h) without a Python frame between
         return game.search_caller2(fn)
 
-    def hex_answers(fn, u, convert) -> movement.HexAnswers:
+    def hex_answers(fn, u, convert, free_only: bool = False) -> movement.HexAnswers:
         """``convert(fn(u, h))`` by hex number, for a two-parameter function (a unit and a hex).
         While the rules run the list is kept from one search to the next, in a memo table that
         is forgotten when what ``fn`` reads changes (memo.py), and only then: a unit's step
-        costs and stopping hexes are asked once for many searches, not once per search."""
-        found = answer_tables.get(fn)
+        costs and stopping hexes are asked once for many searches, not once per search. A
+        function that does not read its unit has one list for every unit. ``free_only``: the
+        caller keeps in the list only answers on hexes nobody stands on, of a function that
+        reads where units stand only as occupied(h) (:func:`memo.positions_at_own_hex`), so
+        the list is not forgotten when a unit moves (:func:`hex_cost`)."""
+        found = answer_tables.get((fn, free_only))
         if found is None:  # memo.table gives the same table each time (emptied in place)
-            found = answer_tables[fn] = (memo.table("hex answers", (fn,), positions=False), hex_caller(fn),
-                                         units_next_to(fn))
-        table, call, near = found
+            found = answer_tables[(fn, free_only)] = (
+                memo.table("hex answers", (fn,), positions=False, positions_kept=free_only), hex_caller(fn),
+                units_next_to(fn), 0 in memo.search_shape(fn)[0])
+        table, call, near, reads_unit = found
         hexes = numbered().hexes
         if memo.on:
-            key = (u, convert)
+            key = (u if reads_unit else None, convert)
             known = table.get(key)
             if known is None:
                 known = table[key] = [movement.UNASKED] * len(hexes)
@@ -357,6 +363,16 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
                 listed = True
             return convert(j in beside)
         return ask
+
+    at_own_hex: dict = {}  # cost function -> does it read where units stand only as occupied(h)?
+
+    def cost_at_own_hex(fn) -> bool:
+        """Does step cost ``fn`` read where the units stand, and only as ``occupied(h)`` of the
+        hex entered (memo.positions_at_own_hex)? Its answers on free hexes then outlive moves."""
+        found = at_own_hex.get(fn)
+        if found is None:
+            found = at_own_hex[fn] = POSITIONS in memo.reads.get(fn, ()) and positions_at_own_hex(game.rules, fn)
+        return found
 
     def per_hex(fn, u, convert):
         """``(test(h), answers by hex number or None)`` for ``convert(fn(u, h))``: answers kept
@@ -394,7 +410,8 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
         # the terrain's part (kept across searches) and, for this call, who stands where:
         # an occupied hex is asked again (may_pass), any other answers what the terrain says
-        terrain = hex_answers(cost, u, step_cost)
+        free_only = cost_at_own_hex(cost)
+        terrain = hex_answers(cost, u, step_cost, free_only)
         numbers = numbered()
         hexes, number = numbers.hexes, numbers.number
         known = terrain.known.copy()
@@ -413,7 +430,17 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             if c is unasked:
                 c = terrain_known[j] = terrain_ask(j)
             return None if c is None or not may_pass(hexes[j]) else c
-        costs = movement.HexAnswers(known, ask)
+
+        def ask_free(j):  # ask, keeping only the answers on hexes nobody stands on (free_only)
+            h = hexes[j]
+            if occupants.get(h):  # asked afresh each time: the answer may read who stands here
+                c = terrain_ask(j)
+                return None if c is None or not may_pass(h) else c
+            c = terrain_known[j]
+            if c is unasked:
+                c = terrain_known[j] = terrain_ask(j)
+            return c  # nobody here: may_pass holds
+        costs = movement.HexAnswers(known, ask_free if free_only else ask)
         return (lambda _frm, to: costs(number[to])), costs
 
     def zoc_rule(value):
