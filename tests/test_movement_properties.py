@@ -176,6 +176,32 @@ def test_fast_search_equals_the_plain_search(w: World) -> None:
 
 
 @MOVEMENT
+@given(worlds(max_budget=12), st.booleans())
+def test_hex_search_equals_the_plain_search(w: World, by_hex: bool) -> None:
+    """The search for moves without obstacles or zones of control (states are hexes, a bucket
+    queue) gives the plain search's routes: step costs read from a function of the step or from
+    answers by hex number, stops from a function or from answers by hex number."""
+    index = mv.board_index(w.board)
+    costs = stop_answers = None
+    if by_hex:
+        costs = mv.HexAnswers([mv.UNASKED] * len(index.hexes), lambda j: w.cost[index.hexes[j]])
+        stop_answers = mv.HexAnswers([mv.UNASKED] * len(index.hexes), lambda j: w.stops[index.hexes[j]])
+    rules = mv.MoveRules(lambda _f, t: w.cost[t], stops=w.stops.__getitem__, can_end=w.ends.__getitem__,
+                         costs=costs, stop_answers=stop_answers)
+    expected = mv.search_simple(w.board, w.start, w.budget, rules)
+    assert mv._search_hexes(w.board, w.start, w.budget, rules) == expected
+    assert mv._search_fast(w.board, w.start, w.budget, rules) == expected
+    assert mv.search(w.board, w.start, w.budget, rules) == expected
+
+
+@MOVEMENT
+@given(worlds(pool=HEX1, costs=(None, 0, 1, 1, 2), max_budget=4))
+def test_hex_search_falls_back_on_a_step_costing_nothing(w: World) -> None:
+    rules = mv.MoveRules(lambda _f, t: w.cost[t], stops=w.stops.__getitem__, can_end=w.ends.__getitem__)
+    assert mv.search(w.board, w.start, w.budget, rules) == mv.search_simple(w.board, w.start, w.budget, rules)
+
+
+@MOVEMENT
 @given(worlds(), st.integers(0, 6))
 def test_teleport_lands_within_reach(w: World, reach: int) -> None:
     landing = mv.teleport_options(w.board, w.start, reach, w.ends.__getitem__)

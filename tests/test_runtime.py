@@ -359,3 +359,60 @@ def test_occupied_built_in_checks_its_hex(battlelore, ford):
         assert occupied(h) is bool(game.state.occupants.get(h))
     with pytest.raises(RuleError):
         occupied("B4")
+
+
+def test_unit_list_built_ins_kept_while_nothing_moves(battlelore, ford):
+    """units_of, friends and enemies keep their lists while the rules run (a memo table that
+    a move forgets): each call gets a new list of its own, in the order of state.units, and
+    after a unit moves or leaves the board the lists say so."""
+    game = Game(battlelore, ford, seed=1, policies={"north": "random", "south": "random"})
+    state, builtins = game.state, game.builtins
+    names = game.compiled.builtin_names
+    move = game.context.builtins[names.index("move")] if "move" in names else None
+    remove = game.context.builtins[names.index("remove_unit")] if "remove_unit" in names else None
+
+    def plain(keep) -> list:
+        return [u for u in state.units.values() if u.alive and u.hex is not None and keep(u)]
+
+    def check() -> None:
+        for u in list(state.units.values())[:6]:
+            side = u.side
+            for _ in range(2):  # asked again: answered from the table, a list of its own each time
+                mine = builtins["friends"](u)
+                assert mine == plain(lambda v: v.side is side and v is not u)
+                mine.append(None)  # the caller's to change
+                assert builtins["enemies"](u) == plain(lambda v: v.side is not side)
+            assert builtins["units_of"](side) == plain(lambda v: v.side is side)
+
+    def run() -> None:
+        check()
+        unit = next(u for u in state.units.values() if u.hex is not None)
+        free = next(h for h in state.board if not state.occupants.get(h))
+        assert move is not None and remove is not None
+        move(unit, free)
+        check()
+        remove(unit)
+        check()
+
+    game.guarded(run)
+    assert game.memoise  # the memo was on: the lists came from its table
+
+
+def test_in_section_built_in_agrees_with_the_board(battlelore, ford):
+    """in_section reads the board's section map directly for a hex (its common case written
+    out): every hex of the board, and one off it, answers what board.sections says; anything
+    else than a hex is still refused."""
+    from hexlore.compiler.model import Symbol
+    from hexlore.runtime.geometry.grid import Hex
+
+    game = Game(battlelore, ford, seed=1, policies={"north": "random", "south": "random"})
+    board, in_section = game.state.board, game.builtins["in_section"]
+    names = sorted({name for h in board for name in board.sections(h)})
+    assert names  # the ford has sections
+    for h in [*board, Hex(30, -30)]:
+        for name in names:
+            expected = name in board.sections(h)
+            assert in_section(h, Symbol("section", name)) is expected
+            assert in_section(h, name) is expected
+    with pytest.raises(RuleError):
+        in_section("B4", names[0])

@@ -17,6 +17,7 @@ from hexlore.compiler.usage import SHARING_RULE
 from hexlore.runtime.geometry import grid
 from hexlore.runtime.geometry import movement
 from hexlore.runtime.geometry import sight
+from hexlore.runtime.engine.memo import POSITIONS, positions_at_own_hex
 from hexlore.runtime.engine.bounds import MAX_LIST_ITEMS, GameOver, PreconditionFailed, RuleError, bounded_list
 from hexlore.runtime.engine.state import Side, Unit
 
@@ -26,6 +27,31 @@ ZOC_MODES = {"ignore": movement.ZOC_NONE, "stop": movement.ZOC_STOP, "forbid": m
 
 if TYPE_CHECKING:
     from hexlore.runtime.engine.game import Game
+
+
+#: built-ins listing the units of a unit's side, or of the other sides, that stand on the board
+_UNIT_LISTS = ("enemies", "friends")
+
+
+def units_next_to_of(spec) -> str | None:
+    """For a function ``f(u, h) = any(each e in L(u) where adjacent(e.hex, h))`` (the two hexes
+    in either order), L being the built-in enemies or friends: L's name; else None. A search
+    asks such a test ("does the move stop next to an enemy?") of every hex it reaches, and each
+    answer walks the whole list; the built-ins then answer them all from one walk of it."""
+    if len(spec.params) != 2:
+        return None
+    u, h = spec.params[0].name, spec.params[1].name
+    body = spec.body
+    if body.__class__ is not ir.Aggregate or body.func != "any" or body.mapped is not None or body.var in (u, h):
+        return None
+    source, where = body.source, body.where
+    if source.__class__ is not ir.CallBuiltin or source.name not in _UNIT_LISTS or source.args != (ir.Local(u),):
+        return None
+    unit_hex = ir.GetField(ir.Local(body.var), "hex", "unit")
+    if where.__class__ is not ir.CallBuiltin or where.name != "adjacent" \
+            or where.args not in ((unit_hex, ir.Local(h)), (ir.Local(h), unit_hex)):
+        return None
+    return source.name
 
 
 def make_builtins(game: "Game") -> dict[str, Callable]:
@@ -117,9 +143,13 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             row = edges[side.edge] = board.edge(side.edge)
         return h in row
 
+    section_map = board.section_map  # the board never changes
+
     def in_section(h, section):
         name = section.name if isinstance(section, Symbol) else str(section)
-        return name in board.sections(need_hex(h))
+        # board.sections(need_hex(h)) written out: a card's section is asked of every unit it may order
+        found = section_map.get(h) if h.__class__ is grid.Hex else board.sections(need_hex(h))
+        return found is not None and name in found
 
     def caller(fn):
         """Function ``fn`` as a Python callable of an argument list, looked up once per built-in
@@ -138,8 +168,16 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         spec = functions.get(fn) if isinstance(fn, str) else None
         return spec is not None and spec.body.__class__ is ir.Const and not spec.body.value
 
+    arities: dict = {}  # function -> its number of parameters (asked at every search's set-up)
+
+    def arity_of(fn) -> int:
+        n = arities.get(fn)
+        if n is None:
+            n = arities[fn] = game.function_arity(fn)
+        return n
+
     def arity(fn, allowed, shape):
-        n = game.function_arity(fn)
+        n = arity_of(fn)
         if n not in allowed:
             raise RuleError(f"function '{fn}' takes {n} parameter(s); here it must be {shape}")
         return n
@@ -207,13 +245,20 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         return movement.end_hexes(routes)
 
     # -- movement: searches, teleport, forced moves (hexlore/runtime/geometry/movement.py)
+    share_rule: list = []  # the sharing rule's caller, or None, once a search has asked
+
     def sharing(u):
         """The pack's sharing rule for ``u`` (``may_share(u, other)``, a runtime hook), or None
         when the packs declare none: then no two units ever stand on one hex after a move."""
-        if SHARING_RULE not in game.rules.functions:
+        if not share_rule:
+            if SHARING_RULE not in functions:
+                share_rule.append(None)
+            else:
+                arity(SHARING_RULE, (2,), "(u: unit, other: unit) -> bool")
+                share_rule.append(game.search_caller2(SHARING_RULE))  # asked at every search: memoised
+        share = share_rule[0]
+        if share is None:
             return None
-        arity(SHARING_RULE, (2,), "(u: unit, other: unit) -> bool")
-        share = game.search_caller2(SHARING_RULE)  # asked again at every search: memoised
         return lambda o: bool(share(u, o))
 
     def occupancy(u, passes):
@@ -238,13 +283,21 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
                 return not others(h)
             return all(passes_by(u, o) for o in others(h))
 
-        return may_pass, (lambda h: not others(h))
+        def may_end(h):
+            return not occupants.get(h) or not others(h)  # most hexes: nobody there (no call)
+
+        return may_pass, may_end
+
+    index: list[movement.BoardIndex] = []  # the board's index once a search has asked for it
 
     def numbered() -> movement.BoardIndex:
         """The board's hexes by number (made at the first search: a game that never searches,
-        a scenario checked on a huge board, never pays for it; kept by movement, which finds
-        the board of the search before by identity)."""
-        return movement.board_index(board)
+        a scenario checked on a huge board, never pays for it; made and kept by movement, and
+        held here too once asked: a search set-up asks for it several times)."""
+        if index:
+            return index[0]
+        index.append(movement.board_index(board))
+        return index[0]
 
     answer_tables: dict = {}  # function -> (its table of hex answers, how searches call it)
 
@@ -257,32 +310,74 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             return partial(body, context)  # body(context, u, h) without a Python frame between
         return game.search_caller2(fn)
 
-    def hex_answers(fn, u, convert) -> movement.HexAnswers:
+    def hex_answers(fn, u, convert, free_only: bool = False) -> movement.HexAnswers:
         """``convert(fn(u, h))`` by hex number, for a two-parameter function (a unit and a hex).
         While the rules run the list is kept from one search to the next, in a memo table that
         is forgotten when what ``fn`` reads changes (memo.py), and only then: a unit's step
-        costs and stopping hexes are asked once for many searches, not once per search."""
-        found = answer_tables.get(fn)
+        costs and stopping hexes are asked once for many searches, not once per search. A
+        function that does not read its unit has one list for every unit. ``free_only``: the
+        caller keeps in the list only answers on hexes nobody stands on, of a function that
+        reads where units stand only as occupied(h) (:func:`memo.positions_at_own_hex`), so
+        the list is not forgotten when a unit moves (:func:`hex_cost`)."""
+        found = answer_tables.get((fn, free_only))
         if found is None:  # memo.table gives the same table each time (emptied in place)
-            found = answer_tables[fn] = (memo.table("hex answers", (fn,), positions=False), hex_caller(fn))
-        table, call = found
+            found = answer_tables[(fn, free_only)] = (
+                memo.table("hex answers", (fn,), positions=False, positions_kept=free_only), hex_caller(fn),
+                units_next_to(fn), 0 in memo.search_shape(fn)[0])
+        table, call, near, reads_unit = found
         hexes = numbered().hexes
         if memo.on:
-            key = (u, convert)
+            key = (u if reads_unit else None, convert)
             known = table.get(key)
             if known is None:
                 known = table[key] = [movement.UNASKED] * len(hexes)
         else:
             known = [movement.UNASKED] * len(hexes)
+        if near is not None:
+            return movement.HexAnswers(known, next_to_units(near, u, convert))
 
         def ask(j):
             return convert(call(u, hexes[j]))
         return movement.HexAnswers(known, ask)
 
+    def units_next_to(fn) -> str | None:
+        """:func:`units_next_to_of` of function ``fn`` of the rules (None for any other value)."""
+        spec = functions.get(fn) if isinstance(fn, str) else None
+        return None if spec is None else units_next_to_of(spec)
+
+    def next_to_units(near: str, u, convert) -> Callable[[int], object]:
+        """``ask(j)`` for a function :func:`units_next_to_of` recognised: ``convert(j in beside)``,
+        where ``beside`` holds the numbers of the board hexes adjacent to a unit of
+        ``enemies(u)`` (or ``friends(u)``), listed at the first hex asked, once per search.
+        The same answers as the function's body: a unit in those lists stands on the board."""
+        beside: set[int] = set()
+        listed = False
+        index = numbered()
+        around, number = index.neighbours, index.number
+
+        def ask(j):
+            nonlocal listed
+            if not listed:
+                for e in (enemies(u) if near == "enemies" else friends(u)):
+                    beside.update(around[number[e.hex]])
+                listed = True
+            return convert(j in beside)
+        return ask
+
+    at_own_hex: dict = {}  # cost function -> does it read where units stand only as occupied(h)?
+
+    def cost_at_own_hex(fn) -> bool:
+        """Does step cost ``fn`` read where the units stand, and only as ``occupied(h)`` of the
+        hex entered (memo.positions_at_own_hex)? Its answers on free hexes then outlive moves."""
+        found = at_own_hex.get(fn)
+        if found is None:
+            found = at_own_hex[fn] = POSITIONS in memo.reads.get(fn, ()) and positions_at_own_hex(game.rules, fn)
+        return found
+
     def per_hex(fn, u, convert):
         """``(test(h), answers by hex number or None)`` for ``convert(fn(u, h))``: answers kept
         across searches (:func:`hex_answers`) for a function of a unit and a hex."""
-        if game.function_arity(fn) == 2:
+        if arity_of(fn) == 2:
             answers, number = hex_answers(fn, u, convert), numbered().number
             return (lambda h: answers(number[h])), answers
         of = caller(fn)
@@ -315,7 +410,8 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
         # the terrain's part (kept across searches) and, for this call, who stands where:
         # an occupied hex is asked again (may_pass), any other answers what the terrain says
-        terrain = hex_answers(cost, u, step_cost)
+        free_only = cost_at_own_hex(cost)
+        terrain = hex_answers(cost, u, step_cost, free_only)
         numbers = numbered()
         hexes, number = numbers.hexes, numbers.number
         known = terrain.known.copy()
@@ -334,7 +430,17 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             if c is unasked:
                 c = terrain_known[j] = terrain_ask(j)
             return None if c is None or not may_pass(hexes[j]) else c
-        costs = movement.HexAnswers(known, ask)
+
+        def ask_free(j):  # ask, keeping only the answers on hexes nobody stands on (free_only)
+            h = hexes[j]
+            if occupants.get(h):  # asked afresh each time: the answer may read who stands here
+                c = terrain_ask(j)
+                return None if c is None or not may_pass(h) else c
+            c = terrain_known[j]
+            if c is unasked:
+                c = terrain_known[j] = terrain_ask(j)
+            return c  # nobody here: may_pass holds
+        costs = movement.HexAnswers(known, ask_free if free_only else ask)
         return (lambda _frm, to: costs(number[to])), costs
 
     def zoc_rule(value):
@@ -346,6 +452,8 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             raise RuleError(f"zone of control rule must be one of {', '.join(ZOC_MODES)}, got {name!r}")
         return mode
 
+    move_tables: dict = {}  # the functions a search asks -> memo.table of its searches (the same each time)
+
     def move_search(unit, budget, cost, obstacle, stops, passes, controls, zoc):
         """The routes of a unit's move; move_options, move_path and move_spent with the same
         arguments and nothing moved or changed in between (what the functions read) share one
@@ -354,7 +462,10 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
             return search_routes(unit, budget, cost, obstacle, stops, passes, controls, zoc)
         key = (unit, budget, cost, obstacle, stops, passes, controls, zoc)
         try:
-            table = memo.table("move", tuple(f for f in (cost, obstacle, stops, passes, controls) if f is not None))
+            table = move_tables.get((cost, obstacle, stops, passes, controls))
+            if table is None:
+                table = move_tables[(cost, obstacle, stops, passes, controls)] = memo.table(
+                    "move", tuple(f for f in (cost, obstacle, stops, passes, controls) if f is not None))
             found = table.get(key)
         except TypeError:  # an argument that cannot be hashed: search, keep nothing
             return search_routes(unit, budget, cost, obstacle, stops, passes, controls, zoc)
@@ -433,11 +544,40 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
     everyone = state.units
     occupants = state.occupants
 
+    # The lists of units on the board by side, kept while the rules run until a unit moves,
+    # leaves the board or dies (a memo table reading where the units stand: memo.py forgets
+    # it then, and when the rules stop running). A search asks the rules about each hex it
+    # reaches (Westeros: "is an enemy next to this hex?"), which asks for the same list again
+    # and again; each caller still gets a list of its own.
+    on_board_of = memo.table("units of a side", ())
+    on_board_against = memo.table("units of the other sides", ())
+
+    def standing(side) -> tuple | list:
+        """The units of ``side`` on the board, in the order of state.units."""
+        if memo.on:
+            found = on_board_of.get(side)
+            if found is None:
+                found = on_board_of[side] = tuple(
+                    [u for u in everyone.values() if u.alive and u.hex is not None and u.side is side])
+            return found
+        return [u for u in everyone.values() if u.alive and u.hex is not None and u.side is side]
+
+    def against(side) -> tuple | list:
+        """The units on the board of every side but ``side``, in the order of state.units."""
+        if memo.on:
+            found = on_board_against.get(side)
+            if found is None:
+                found = on_board_against[side] = tuple(
+                    [u for u in everyone.values() if u.alive and u.hex is not None and u.side is not side])
+            return found
+        return [u for u in everyone.values() if u.alive and u.hex is not None and u.side is not side]
+
     def units():
         return state.on_board()
 
     def units_of(side):
-        return [u for u in everyone.values() if u.alive and u.hex is not None and u.side is side]
+        found = standing(side)
+        return list(found) if found.__class__ is tuple else found  # a list of the caller's own
 
     def units_in(hexes):
         out = []
@@ -451,13 +591,11 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
     def friends(unit):
         u = need_unit(unit)
-        side = u.side
-        return [v for v in everyone.values() if v.alive and v.hex is not None and v.side is side and v is not u]
+        return [v for v in standing(u.side) if v is not u]
 
     def enemies(unit):
-        u = need_unit(unit)
-        side = u.side
-        return [v for v in everyone.values() if v.alive and v.hex is not None and v.side is not side]
+        found = against(need_unit(unit).side)
+        return list(found) if found.__class__ is tuple else found
 
     def opponent(side):
         sides = state.sides

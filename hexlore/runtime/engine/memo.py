@@ -217,6 +217,42 @@ def _analyse(rules: RuleSet) -> dict[str, frozenset]:
 _ANALYSED: dict[int, tuple[weakref.ref, dict[str, frozenset]]] = {}
 
 
+def positions_at_own_hex(rules: RuleSet, name: str) -> bool:
+    """Does function ``name``, of a unit and a hex ``h``, read where the units stand only as
+    ``occupied(h)``, and nothing at all of which the memo does not know what it reads? Then,
+    on a hex nobody stands on, its answer cannot change when units move (h stays free) and a
+    search may keep it across moves; on an occupied hex it must be asked again each time.
+    A step cost "-1 if occupied(h) else 1" is one."""
+    spec = rules.functions.get(name)
+    if spec is None or len(spec.params) != 2 or spec.params[1].type is None or spec.params[1].type.name != "hex":
+        return False
+    own = ir.Local(spec.params[1].name)
+    reads = function_reads(rules)
+    for node in _walk(spec.body):
+        cls = node.__class__
+        if cls is ir.Aggregate and node.var == own.name:
+            return False  # the name means another value inside
+        if cls is ir.GetField and field_token(node.owner, node.name) in (POSITIONS, ANY):
+            return False
+        if cls in (ir.CallFunction, ir.FunctionRef) and reads.get(node.name, {ANY}) & {POSITIONS, ANY}:
+            return False
+        if cls is ir.CallBuiltin:
+            if node.name in _READ_POSITIONS:
+                if node.name != "occupied" or node.args != (own,):
+                    return False
+            elif node.name not in _READ_NOTHING or BUILTINS.get(node.name) is None:
+                return False
+            else:
+                spec_b = BUILTINS[node.name]
+                for (_, ptype), arg in zip(spec_b.params, node.args):
+                    if ptype == FN and not isinstance(arg, ir.FunctionRef) \
+                            and not (isinstance(arg, ir.Const) and arg.value is None):
+                        return False
+        if cls in (ir.CallProcedure, ir.Emit, ir.Choose, ir.Ask):
+            return False
+    return True
+
+
 def function_reads(rules: RuleSet) -> dict[str, frozenset]:
     """Tokens each function of the rules may read (itself and through what it calls); computed
     once per rule set."""
@@ -539,18 +575,23 @@ class Memo:
         """The key shape of function ``name``'s memo for searches (see :func:`_shapes`)."""
         return _cached(_ANALYSED_SHAPES, self._rules, _shapes)[name]
 
-    def table(self, kind: str, functions: tuple[str, ...], positions: bool = True) -> dict:
+    def table(self, kind: str, functions: tuple[str, ...], positions: bool = True,
+              positions_kept: bool = False) -> dict:
         """A memo for a built-in that reads where the units stand and calls ``functions`` (a
         movement search): forgotten when a unit moves or when what the functions read changes.
         ``positions`` false: the built-in itself does not read where the units stand (answers
-        of the functions alone), so only what the functions read forgets it.
+        of the functions alone), so only what the functions read forgets it. ``positions_kept``:
+        not forgotten when a unit moves even if the functions read where units stand; the
+        caller keeps only answers a move cannot change (see :func:`positions_at_own_hex`).
         """
-        key = (kind, functions, positions)
+        key = (kind, functions, positions, positions_kept)
         table = self._extra.get(key)
         if table is None:
             reads = {POSITIONS} if positions else set()
             for name in functions:
                 reads |= self.reads.get(name, {ANY})
+            if positions_kept:
+                reads.discard(POSITIONS)
             table = self._extra[key] = {}
             reads = frozenset(reads)
             self._readers.append((reads, table.clear))

@@ -329,6 +329,9 @@ def search(board: Board, start: Hex, budget: int, rules: MoveRules) -> dict[Hex,
     """
     _validate(board, start, budget)
     try:
+        if rules.obstacle is None and (rules.zoc == ZOC_NONE or rules.controlled is None) \
+                and budget <= _MAX_BUCKETS:
+            return _search_hexes(board, start, budget, rules)
         return _search_fast(board, start, budget, rules)
     except _ZeroCostStep:
         return search_simple(board, start, budget, rules)
@@ -486,6 +489,128 @@ def _search_fast(board: Board, start: Hex, budget: int, rules: MoveRules) -> dic
         kind = s % kinds
         ends = s == s0 or can_end is None or bool(can_end(h))
         result[h] = new_route(Route, (budget if kind == spent else best[s], paths[s], ends, kind != goes_on))
+    return result
+
+
+#: the largest budget :func:`_search_hexes` searches with one list of hexes per point (a bucket
+#: queue); a larger one goes through the heap of :func:`_search_fast`
+_MAX_BUCKETS = 64
+
+
+def _hex_path_less(parent: list[int], depth: list[int], u: int, w: int, v: int) -> bool:
+    """:func:`_path_less` for :func:`_search_hexes`, whose states are hex numbers: is
+    ``path(u) + [v]`` before ``path(w) + [v]``? (``u != w``.)"""
+    a, b = u, w
+    ka = kb = -1  # hex number just below the common ancestor on each side (-1: not moved)
+    da, db = depth[a], depth[b]
+    while da > db:
+        ka = a
+        a = parent[a]
+        da -= 1
+    while db > da:
+        kb = b
+        b = parent[b]
+        db -= 1
+    while a != b:
+        ka, kb = a, b
+        a = parent[a]
+        b = parent[b]
+    x = v if ka < 0 else ka
+    y = v if kb < 0 else kb
+    if x != y:
+        return x < y
+    return ka < 0
+
+
+def _search_hexes(board: Board, start: Hex, budget: int, rules: MoveRules) -> dict[Hex, Route]:
+    """:func:`_search_fast` for a move with no obstacle and no zone of control (every bundled
+    pack's common move), the same routes with less work per step.
+
+    Without zones of control a hex is reached in one way only (the move stops there exactly
+    when ``stops`` says so), so a state is a hex number: no kinds to compute per step, and
+    ``stops`` is asked once per hex when it is settled rather than on every step into it.
+    Steps cost a few points and the budget is small, so the queue is a list of hexes per
+    point spent (a bucket queue) instead of a heap of tuples; the order within a bucket does
+    not matter, as every candidate parent of a hex is settled before the hex (steps cost at
+    least one point) and ties between parents are settled by :func:`_hex_path_less`.
+    """
+    idx = _index(board)
+    hexes, nbrs = idx.hexes, idx.neighbours
+    enter_cost = rules.enter_cost
+    costs = rules.costs
+    known_cost, ask_cost = (costs.known, costs.ask) if costs is not None else (None, None)
+    if rules.stop_answers is not None:
+        stop_known, ask_stop = rules.stop_answers.known, rules.stop_answers.ask
+    elif rules.stops is not None:
+        stops = rules.stops
+        stop_known, ask_stop = [UNASKED] * len(hexes), lambda j: stops(hexes[j])
+    else:
+        stop_known = ask_stop = None
+    s0 = idx.number[start]
+    size = len(hexes)
+    best: list[int | None] = [None] * size
+    best[s0] = 0
+    parent = [-1] * size
+    depth = [0] * size
+    done = bytearray(size)
+    stopped = bytearray(size)
+    settled: list[int] = []
+    buckets: list[list[int]] = [[] for _ in range(budget + 1)]
+    buckets[0].append(s0)
+    unasked = UNASKED
+    for cost in range(budget + 1):
+        for i in buckets[cost]:
+            if done[i]:  # reached again more cheaply, and settled then
+                continue
+            done[i] = 1
+            settled.append(i)
+            if i != s0 and stop_known is not None:
+                stop = stop_known[i]
+                if stop is unasked:
+                    stop = stop_known[i] = bool(ask_stop(i))
+                if stop:
+                    stopped[i] = 1
+                    continue
+            frm = hexes[i]
+            d1 = depth[i] + 1
+            for j in nbrs[i]:
+                if done[j]:
+                    continue
+                if known_cost is not None:
+                    c = known_cost[j]
+                    if c is unasked:
+                        c = known_cost[j] = ask_cost(j)
+                else:
+                    c = enter_cost(frm, hexes[j])
+                if c is None:
+                    continue
+                if c <= 0:
+                    if c < 0:
+                        raise ValueError(f"negative cost {c} entering {hexes[j]} from {frm}")
+                    raise _ZeroCostStep()
+                new = cost + c
+                if new > budget:
+                    continue
+                known = best[j]
+                if known is None or new < known:
+                    best[j] = new
+                    parent[j] = i
+                    depth[j] = d1
+                    buckets[new].append(j)
+                elif new == known and _hex_path_less(parent, depth, i, parent[j], j):
+                    parent[j] = i
+                    depth[j] = d1
+    paths: dict[int, tuple[Hex, ...]] = {s0: ()}
+    for i in settled:
+        if i != s0:
+            paths[i] = paths[parent[i]] + (hexes[i],)
+    can_end, new_route = rules.can_end, _new_route
+    result: dict[Hex, Route] = {}
+    settled.sort()
+    for i in settled:
+        h = hexes[i]
+        ends = i == s0 or can_end is None or bool(can_end(h))
+        result[h] = new_route(Route, (best[i], paths[i], ends, stopped[i] == 1))
     return result
 
 
