@@ -77,6 +77,19 @@ def test_a_future_stops_after_the_turns_it_may_begin(turns, answered):
     assert player.cost.decisions_played == 10 * answered
 
 
+@pytest.mark.parametrize("turns, answered", [(1, (1 + 2) + 2 + (1 + 2) + 2 + (1 + 2) + 2),
+                                             (2, (1 + 2 + 2) + 4 + (1 + 2 + 2) + 4 + (1 + 2) + 2)])
+def test_the_turns_a_side_begins_in_a_row_count_as_one(turns, answered):
+    """Each side takes two turns in a row (north 1-2, south 3-4, north 5-6, …), a pick in each:
+    a future from north's first turn also answers its second, then south's two (turns=1), and
+    north's next two (turns=2); from north's second turn, the rest of that run counts as this
+    turn. Counted by turns (not by runs of a side's turns) north would never see south's reply."""
+    player = SearchPolicy("0:north", simulations=10, depth=100, turns=turns)
+    play(PUZZLES / "points_twice.yaml", 0, {"north": player})
+    assert player.cost.searches == 6
+    assert player.cost.decisions_played == 10 * answered
+
+
 def test_a_future_answers_at_most_depth_decisions():
     player = SearchPolicy("0:north", simulations=10, depth=2)
     play(PUZZLES / "points.yaml", 0, {"north": player})

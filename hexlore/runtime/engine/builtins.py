@@ -644,6 +644,8 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         state.write(state.game, "active", side)
         if state.opener is None and isinstance(side, Side):
             state.set(state, "opener", side)
+        for watch in game.turn_watchers:
+            watch(side)
 
     def win(side):
         if not isinstance(side, Side):

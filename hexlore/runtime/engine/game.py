@@ -95,6 +95,8 @@ class Game:
         self.paused_at = None
         #: called with the game at the start of each round (a sweep follows who leads)
         self.round_watchers: list = []
+        #: called with the side at each begin_turn (a search counts whose turns its futures reach)
+        self.turn_watchers: list = []
         #: decisions with more than one option asked so far (a searching player keeps its tree
         #: for the next decision only when nobody was asked anything, and no die rolled, between)
         self.asked = 0

@@ -20,7 +20,9 @@ players, so nothing of the real game is consumed or written:
   search's stream at the start of each future (determinization: no player knows the order);
 - a future stops when the game ends, at the first decision of a turn past the next ``turns``
   turns (with 2: the rest of this turn, the next side's, and this side's next one, so a move
-  that puts a unit in danger is judged after the reply to it and the attack it prepares), or
+  that puts a unit in danger is judged after the reply to it and the attack it prepares; the
+  turns a side begins in a row count as one, so the reply is seen however many turns the
+  rules give a side at once), or
   after ``depth`` decisions, whichever comes first. A victory is worth 1 to
   the winner and 0 to the others; a position without a winner (the round limit, a drawn
   game, a future stopped) is **evaluated**: by the packs' ``evaluate(s: side) -> int`` when
@@ -56,7 +58,7 @@ if TYPE_CHECKING:
 
 DEFAULT_SIMULATIONS = 200
 DEFAULT_DEPTH = 40  # at most this many decisions a future plays past the root before it is evaluated
-DEFAULT_TURNS = 2  # turns a future may begin past the root's before it is evaluated (0: no such cut)
+DEFAULT_TURNS = 2  # sides' turns a future may begin past the root's before it is evaluated (0: no such cut)
 EXPLORATION = 1.0  # PUCT's constant for rewards in [0, 1]
 PREFERRED = 0.25  # the share of the prior that goes to the options the rules prefer
 GREED = 0.8  # how often a rollout takes the option the rules prefer
@@ -200,7 +202,7 @@ class _Search:
         keeping = state.journal is not None
         start = fork(game)
         saved = (game.roller, game._policy_rng, events.file, events.rolls_only, events.defer_labels,
-                 game.paused_at, dict(game.shuffled), game.round_watchers)
+                 game.paused_at, dict(game.shuffled), game.round_watchers, game.turn_watchers)
         game.round_watchers = []
         game.roller = Roller(self.rng.getrandbits(64))
         game.policy_rng = self.rng
@@ -220,7 +222,7 @@ class _Search:
         finally:
             restore(game, start)
             (game.roller, game._policy_rng, events.file, events.rolls_only, events.defer_labels,
-             game.paused_at, game.shuffled, game.round_watchers) = saved
+             game.paused_at, game.shuffled, game.round_watchers, game.turn_watchers) = saved
             if not keeping:
                 state.journal = None
         return self._best(labels)
@@ -242,8 +244,17 @@ class _Search:
         path.append((self.root, edge, decision.side.name))
         node = self._child(edge) if edge.visits else None  # grow the tree by one node a future
         played = 0
-        clock = game.state.game
-        last_turn = clock["turn"] + self.player.turns if self.player.turns > 0 else None
+        turns = self.player.turns
+        # [how many times the side whose turns run has changed since the root, that side]: a
+        # side's turns in a row (a clock that lets it act again, several characters ready at
+        # once) are one turn of the horizon, so the reply to them is always seen
+        runs = [0, game.state.game["active"]]
+
+        def turned(side) -> None:
+            if side is not runs[1]:
+                runs[0] += 1
+                runs[1] = side
+        game.turn_watchers = [turned]
 
         def ask(request):
             nonlocal node, played
@@ -252,7 +263,7 @@ class _Search:
             options = request.options
             if len(options) <= 1:
                 return options[0] if options else request
-            if played >= self.player.depth or (last_turn is not None and clock["turn"] > last_turn):
+            if played >= self.player.depth or (turns > 0 and runs[0] > turns):
                 return request  # stop here: the position is evaluated
             played += 1
             if node is not None:
