@@ -267,7 +267,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         share = share_rule[0]
         if share is None:
             return None
-        return lambda o: bool(share(u, o))
+        return partial(share, u)  # share(u, o), tested for truth, without a Python frame between
 
     def occupancy(u, passes):
         """(may enter, may end) tests from who stands on a hex: other units block the end of
