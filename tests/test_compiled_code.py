@@ -203,3 +203,31 @@ def test_names_and_texts_never_shape_the_code(tmp_path_factory, chosen, words):
     fuzzed_tree, plain_tree = generate_module(fuzzed), generate_module(plain)
     assert_compiler_made(fuzzed_tree)
     assert _without_constants(fuzzed_tree) == _without_constants(plain_tree)
+
+
+INT_PACK = """pack demo.ints
+fields unit { hp: int = 3, hurt: bool = false }
+function step(u: unit) -> int = 1 + (1 if u.hurt else 0)
+function lost(u: unit) -> int = -(2 if u.hurt else 3)
+function floor() -> int = -3
+unit dummy "Dummy" { }
+"""
+
+
+def test_int_branches_and_negative_literals_check_no_class(tmp_path):
+    """A conditional whose two branches are ints is known to be one (arithmetic on it checks no
+    class) and a negative literal is a constant: the generated code says so, and the answers
+    are those of the rules."""
+    from conftest import demo_pack
+    from test_memo import SCENARIO
+
+    rules, scenario = demo_pack(tmp_path, INT_PACK, SCENARIO.replace("demo.memo", "demo.ints"))
+    text = ast.unparse(generate_module(rules))
+    assert "h_as_number" not in text and "h_number" not in text
+    assert "return -3" in text
+    game = Game(rules, scenario)
+    u = game.state.units["u"]
+    assert [game.call_function(f, [u]) for f in ("step", "lost")] == [1, -3]
+    u.f["hurt"] = True
+    assert [game.call_function(f, [u]) for f in ("step", "lost")] == [2, -2]
+    assert game.call_function("floor", []) == -3

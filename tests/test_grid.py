@@ -468,3 +468,16 @@ def test_a_hex_is_a_pair_that_hashes_orders_and_shows_as_before():
     assert sorted([Hex(1, 0), Hex(0, 5), Hex(0, 1)]) == [Hex(0, 1), Hex(0, 5), Hex(1, 0)]
     with pytest.raises(AttributeError):
         h.q = 3
+
+
+def test_labels_are_kept_per_board_and_off_board_hexes_still_raise() -> None:
+    """Board.label keeps each label once made: asked again it gives the same text, each board
+    its own (an offset board and an axial one label one hex differently), and an off-board
+    hex raises every time (it is never kept)."""
+    offset, axial = Board.battlelore(), Board.hexagon(2)
+    h = Hex(0, 0)
+    assert offset.label(h) == offset._label(h) == offset.label(h)
+    assert axial.label(h) == axial._label(h) == "0,0" != offset.label(h)
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            axial.label(Hex(9, 9))

@@ -229,22 +229,44 @@ def test_a_function_argument_with_the_wrong_arity_is_a_located_rule_error(tmp_pa
     assert not climb.passed and "'flat' takes 2" in climb.failures[0]
 
 
-def test_cones_are_never_another_boards():
-    """sight._cone keeps the last board's cones (found by identity) besides its weak dict:
+def test_what_is_kept_per_board_is_never_another_boards():
+    """sight keeps, per board, whether a straight-as-possible path joins two hexes, the hexes in
+    range of one and the centre lines (the last board's found by identity, besides a weak dict):
     boards taken in turn, and a board made after another was freed (it may get the freed one's
-    id), each get cones of their own hexes."""
+    id), each get answers of their own hexes, the answers worked out afresh."""
     import gc
 
     def check(board: Board) -> None:
-        a, b = Hex(0, 0), Hex(3, -1)
-        assert sight._cone(board, a, b).hexes == sight._Cone(board, a, b).hexes
+        hexes = sorted(board)
+        for a in hexes:
+            assert sight.hexes_in_range(board, a, 1, 3) == sight._hexes_in_range(board, a, 1, 3)
+            for b in hexes:
+                if a.distance(b) > 1:
+                    assert sight._straight(board, a, b) == sight._through(board, a, b, None), (a, b)
+                assert sight.line_hexes(board, a, b) == ([a] if a == b else [a, *sight._crossed(board, a, b), b])
 
     small = Board("mask", frozenset(h for h in Board.hexagon(3) if h.q >= 0))
     large = Board("mask", frozenset(Board.hexagon(3)))
-    for board in (small, large, small, small, large):
+    holed = Board("mask", frozenset(h for h in Board.hexagon(3) if h.r != -1))
+    for board in (small, large, holed, small, small, large, holed):
         check(board)
-    del small, large
+    assert sight._straight(holed, Hex(0, 0), Hex(0, -2)) is False  # the kept answers differ by board
+    assert sight._straight(large, Hex(0, 0), Hex(0, -2)) is True
+    del small, large, holed
     gc.collect()
     for radius in (3, 4, 3):
         check(Board("mask", frozenset(h for h in Board.hexagon(radius) if h.r != -1 or radius == 4)))
         gc.collect()
+
+
+def test_kept_answers_are_new_lists_each_time():
+    """hexes_in_range and line_hexes keep their answers per board: a caller that changes the
+    list it got changes nothing kept."""
+    board = Board("mask", frozenset(Board.hexagon(3)))
+    a, b = Hex(0, 0), Hex(3, -1)
+    first = sight.hexes_in_range(board, a, 0, 2)
+    first.clear()
+    assert sight.hexes_in_range(board, a, 0, 2) == sight._hexes_in_range(board, a, 0, 2) != []
+    line = sight.line_hexes(board, a, b)
+    line.append(a)
+    assert sight.line_hexes(board, a, b) == [a, *sight._crossed(board, a, b), b]

@@ -196,7 +196,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
     def line_clear(a, b, blocks):
         a, b = need_hex(a), need_hex(b)
-        return sight.line_clear(board, a, b, hex_test(blocks, a))
+        return sight.line_clear(board, a, b, sight_test(blocks, a))
 
     def ring(h, n):
         return board.ring(need_hex(h), int(n)) if n >= 0 else []
@@ -210,11 +210,19 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
 
     def line_clear_above(a, b, blocks, height):
         a, b = need_hex(a), need_hex(b)
-        return sight.line_clear_above(board, a, b, hex_test(blocks, a), hex_number(height))
+        return sight.line_clear_above(board, a, b, sight_test(blocks, a), hex_number(height))
+
+    def sight_test(fn, frm):
+        """:func:`hex_test` for a look asked again and again (a line of sight of every unit on
+        every enemy): a two-parameter test is its search caller bound to the viewer's hex, which
+        the look calls without a Python frame between (its answers are tested for truth)."""
+        if arity(fn, (1, 2), "(h: hex) or (viewer: hex, h: hex)") == 2:
+            return partial(game.search_caller2(fn), frm)
+        return hex_test(fn, frm)
 
     def paths_clear(a, b, blocks, four_path_rule):
         a, b = need_hex(a), need_hex(b)
-        return sight.paths_clear(board, a, b, hex_test(blocks, a), bool(four_path_rule))
+        return sight.paths_clear(board, a, b, sight_test(blocks, a), bool(four_path_rule))
 
     def path_length(a, b):
         n = sight.path_length(board, need_hex(a), need_hex(b))
@@ -259,7 +267,7 @@ def make_builtins(game: "Game") -> dict[str, Callable]:
         share = share_rule[0]
         if share is None:
             return None
-        return lambda o: bool(share(u, o))
+        return partial(share, u)  # share(u, o), tested for truth, without a Python frame between
 
     def occupancy(u, passes):
         """(may enter, may end) tests from who stands on a hex: other units block the end of

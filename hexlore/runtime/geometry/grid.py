@@ -197,6 +197,7 @@ class Board:
     _order: tuple[Hex, ...] = field(init=False, repr=False)
     _min_r: int = field(init=False, repr=False)
     _max_r: int = field(init=False, repr=False)
+    _labels: dict[Hex, str] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         # Precompute once: the board never changes, and sorted order is used often.
@@ -206,6 +207,7 @@ class Board:
         object.__setattr__(self, "_order", order)
         object.__setattr__(self, "_min_r", order[0].r if order else 0)
         object.__setattr__(self, "_max_r", order[-1].r if order else -1)
+        object.__setattr__(self, "_labels", {})  # hex -> label, made at its first use (label)
 
     # -- container protocol -------------------------------------------------
 
@@ -284,7 +286,15 @@ class Board:
     # -- labels ---------------------------------------------------------------
 
     def label(self, h: Hex) -> str:
-        """Human label of a board hex: "A1"-style on offset boards, "q,r" otherwise."""
+        """Human label of a board hex: "A1"-style on offset boards, "q,r" otherwise. Kept once
+        made: the log labels the hexes of every event, the same few again and again."""
+        found = self._labels.get(h)
+        if found is None:
+            found = self._labels[h] = self._label(h)
+        return found
+
+    def _label(self, h: Hex) -> str:
+        """:meth:`label` worked out."""
         if h not in self.hexes:
             raise ValueError(f"hex {h} is not on this board")
         if self.parity is None:

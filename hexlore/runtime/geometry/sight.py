@@ -181,12 +181,28 @@ def line_hexes(board: Board, a: Hex, b: Hex) -> list[Hex]:
     """
     if a == b:
         return [a]
-    return [a, *_crossed(board, a, b), b]
+    return [a, *_line(board, a, b), b]
+
+
+def _line(board: Board, a: Hex, b: Hex) -> tuple[Hex, ...]:
+    """:func:`_crossed` (nothing when ``a == b``), worked out once per pair of hexes and kept
+    with the board, which never changes: packs ask the same lines turn after turn."""
+    ref, _, _, lines = _last_kept
+    if ref() is not board:
+        lines = _kept(board)[2]
+    try:
+        return lines[(a, b)]
+    except KeyError:
+        line = lines[(a, b)] = () if a == b else tuple(_crossed(board, a, b))
+        return line
 
 
 def line_clear(board: Board, a: Hex, b: Hex, blocks: Blocks) -> bool:
     """True iff no hex crossed by the segment a-b blocks sight (ends never block)."""
-    return not any(blocks(h) for h in line_hexes(board, a, b)[1:-1])
+    for h in _line(board, a, b):
+        if blocks(h):
+            return False
+    return True
 
 
 def line_clear_above(board: Board, a: Hex, b: Hex, blocks: Blocks,
@@ -194,7 +210,10 @@ def line_clear_above(board: Board, a: Hex, b: Hex, blocks: Blocks,
     """Centre line where a crossed hex lower than ``a`` never blocks (a viewer on high
     ground sees over lower hexes). Not symmetric: the low end does not see over them."""
     base = height(a)
-    return not any(height(h) >= base and blocks(h) for h in line_hexes(board, a, b)[1:-1])
+    for h in _line(board, a, b):
+        if height(h) >= base and blocks(h):
+            return False
+    return True
 
 
 # The reference the fast version must equal: the original whole-board scan with Fractions.
@@ -293,98 +312,116 @@ def _always(h: Hex) -> bool:
     return True
 
 
-class _Cone:
-    """The parallelogram of :func:`_split` between two hexes of one board, as numbered cells
-    (``i * (n2 + 1) + j`` for ``i`` steps one way and ``j`` the other): each cell's hex (None
-    off the board) and the cells a step may go to next, nearest the straight line first. The
-    geometry of a look depends on the board alone, so it is made once per pair of hexes and
-    the searches only ask the hexes' callback."""
+class _Shape:
+    """The parallelogram of :func:`_split` for one offset ``b - a``, as numbered cells
+    (``i * (n2 + 1) + j`` for ``i`` steps one way and ``j`` the other): each cell's offset
+    from ``a`` and the cells a step may go to next, nearest the straight line first. It
+    depends on the offset alone, so one shape serves every pair of hexes so far apart on
+    every board (a game looks between many pairs, a few times each: a shape per pair would
+    cost more to make than the searches it serves)."""
 
-    __slots__ = ("hexes", "steps", "goal", "straight")
+    __slots__ = ("cells", "steps", "goal")
 
-    def __init__(self, board: Board, a: Hex, b: Hex):
+    def __init__(self, a: Hex, b: Hex):
         (x1, y1), n1, (x2, y2), n2 = _split(a, b)
-        on_board = board.hexes
         width = n2 + 1
-        self.hexes: list[Hex | None] = []
+        self.cells: list[tuple[int, int]] = []
         self.steps: list[tuple[int, ...]] = []
         for i in range(n1 + 1):
             for j in range(n2 + 1):
-                h = Hex(a.q + i * x1 + j * x2, a.r + i * y1 + j * y2)
-                self.hexes.append(h if h in on_board else None)
+                self.cells.append((i * x1 + j * x2, i * y1 + j * y2))
                 order = ((i + 1, j), (i, j + 1)) if i * n2 <= j * n1 else ((i, j + 1), (i + 1, j))
                 self.steps.append(tuple(ci * width + cj for ci, cj in order if ci <= n1 and cj <= n2))
         self.goal = n1 * width + n2
-        #: is there such a path through board hexes at all (what _always answers), once known
-        self.straight: bool | None = None
 
 
-_CONES: "weakref.WeakKeyDictionary[Board, dict[tuple[Hex, Hex], _Cone | None]]" = weakref.WeakKeyDictionary()
+_SHAPES: dict[tuple[int, int], _Shape] = {}
 
 
-#: the board last looked on and its cones: nearly every look is on the board of the one before,
-#: found by identity (a weak reference: a freed board is never matched) without the weak dict
-_last_cones: tuple[Callable[[], "Board | None"], dict] = (lambda: None, {})
-
-
-def _cone(board: Board, a: Hex, b: Hex) -> _Cone | None:
-    """The cone of a look from ``a`` to ``b`` on ``board`` (None: the same or adjacent hexes)."""
-    global _last_cones
-    ref, cones = _last_cones
-    if ref() is not board:
-        cones = _CONES.get(board)
-        if cones is None:
-            cones = _CONES[board] = {}
-        _last_cones = (weakref.ref(board), cones)
-    key = (a, b)
+def _shape(a: Hex, b: Hex) -> _Shape:
+    """The shape of a look from ``a`` to ``b`` (made once per offset, for every board)."""
+    key = (b.q - a.q, b.r - a.r)
     try:
-        return cones[key]
+        return _SHAPES[key]
     except KeyError:
-        cone = cones[key] = _Cone(board, a, b) if a.distance(b) > 1 else None
-        return cone
+        shape = _SHAPES[key] = _Shape(a, b)
+        return shape
+
+
+def _through(board: Board, a: Hex, b: Hex, blocks: Blocks | None) -> bool:
+    """Is there a path from a to b, each step one nearer b on the grid, through board hexes
+    that ``blocks`` does not block (b itself exempt; None: none blocks)? ``a`` and ``b`` are
+    at least two steps apart.
+
+    Depth-first over the cells of :class:`_Shape`, trying first the step that keeps the path
+    nearest the straight line (a fixed order). Cells from which b cannot be reached are
+    remembered, so each is expanded, and its hex asked, once: ``O(d)`` when the straightest
+    path is clear, ``O(d^2)`` at worst, never the exponential list of paths.
+    """
+    shape = _shape(a, b)
+    cells, steps, goal = shape.cells, shape.steps, shape.goal
+    on_board = board.hexes
+    aq, ar = a
+    dead: set[int] = set()
+    stack = [iter(steps[0])]
+    while stack:
+        for cell in stack[-1]:
+            if cell == goal:
+                return True
+            if cell in dead:
+                continue
+            dead.add(cell)  # reached once: if a path through it existed, the search would end there
+            dq, dr = cells[cell]
+            h = Hex(aq + dq, ar + dr)
+            if h not in on_board or (blocks is not None and blocks(h)):
+                continue
+            stack.append(iter(steps[cell]))
+            break
+        else:
+            stack.pop()
+    return False
+
+
+#: per board: whether a straight-as-possible path of board hexes joins a pair of hexes
+#: (:func:`_straight`), its answers of :func:`hexes_in_range`, and its centre lines (:func:`_line`)
+_KEPT: "weakref.WeakKeyDictionary[Board, tuple[dict, dict, dict]]" = weakref.WeakKeyDictionary()
+
+#: the board last looked on and its three dicts: nearly every look is on the board of the one
+#: before, found by identity (a weak reference: a freed board is never matched) without the weak dict
+_last_kept: tuple[Callable[[], "Board | None"], dict, dict, dict] = (lambda: None, {}, {}, {})
+
+
+def _kept(board: Board) -> tuple[dict, dict, dict]:
+    """The straight paths, the ranges and the lines kept for ``board`` (see :data:`_KEPT`)."""
+    global _last_kept
+    ref, *kept = _last_kept
+    if ref() is not board:
+        kept = _KEPT.get(board) or _KEPT.setdefault(board, ({}, {}, {}))
+        _last_kept = (weakref.ref(board), *kept)
+    return kept[0], kept[1], kept[2]
+
+
+def _straight(board: Board, a: Hex, b: Hex) -> bool:
+    """Does a path of board hexes, each step one nearer, join ``a`` and ``b`` (at least two
+    steps apart)? The board's answer alone (it never changes): asked once per pair."""
+    ref, straight, _, _ = _last_kept
+    if ref() is not board:
+        straight = _kept(board)[0]
+    try:
+        return straight[(a, b)]
+    except KeyError:
+        found = straight[(a, b)] = _through(board, a, b, None)
+        return found
 
 
 def _cone_search(board: Board, a: Hex, b: Hex, open_: Callable[[Hex], bool]) -> bool:
-    """Is there a path from a to b, each step one nearer b on the grid (so of length
-    ``distance(a, b)``), through board hexes that are ``open_`` (b itself exempt)?
-
-    Depth-first over the parallelogram of :func:`_split`, trying first the step that keeps
-    the path nearest the straight line (a fixed order). Cells from which b cannot be reached
-    are remembered, so each is expanded once: ``O(d)`` when the straightest path is clear,
-    ``O(d^2)`` at worst, never the exponential list of paths. With ``open_`` :func:`_always`
-    the answer is the board's alone, kept with the cone.
-    """
-    cone = _cone(board, a, b)
-    if cone is None:
+    """:func:`_through` with a test of the hexes that are open (True: the same or adjacent
+    hexes). With ``open_`` :func:`_always` the answer is the board's alone (:func:`_straight`)."""
+    if a.distance(b) <= 1:
         return True
-    if open_ is _always and cone.straight is not None:
-        return cone.straight
-    hexes, steps, goal = cone.hexes, cone.steps, cone.goal
-    dead: set[int] = set()
-    found = False
-    stack: list[list] = [[steps[0], 0]]
-    while stack:
-        frame = stack[-1]
-        options, k = frame
-        if k == len(options):
-            stack.pop()
-            continue
-        frame[1] = k + 1
-        cell = options[k]
-        if cell == goal:
-            found = True
-            break
-        if cell in dead:
-            continue
-        h = hexes[cell]
-        if h is None or not open_(h):
-            dead.add(cell)
-            continue
-        dead.add(cell)  # reached once: if a path through it existed, the search would end there
-        stack.append([steps[cell], 0])
     if open_ is _always:
-        cone.straight = found
-    return found
+        return _straight(board, a, b)
+    return _through(board, a, b, lambda h: not open_(h))
 
 
 def _bfs(board: Board, start: Hex, limit: int | None = None) -> dict[Hex, int]:
@@ -489,7 +526,24 @@ def paths_clear(board: Board, a: Hex, b: Hex, blocks: Blocks,
     iff one of the two central paths is clear (a central path leaving the board counts as
     blocked); the outer paths do not matter there. Symmetric whenever ``blocks`` does not
     depend on the direction of the look.
+
+    Most looks are on a board where a straight-as-possible path joins the two hexes: they
+    ask ``blocks`` itself in the search, in the order of the general one below
+    (:func:`_paths_clear`), which the rest take.
     """
+    if a not in board or b not in board:
+        return False
+    d = a.distance(b)
+    if d <= 1:
+        return True
+    if (d != 4 or not four_path_rule or central_paths(a, b) is None) and _straight(board, a, b):
+        return _through(board, a, b, blocks)
+    return _paths_clear(board, a, b, blocks, four_path_rule)
+
+
+def _paths_clear(board: Board, a: Hex, b: Hex, blocks: Blocks, four_path_rule: bool) -> bool:
+    """:func:`paths_clear` of looks with no geometry kept: the four-path case, and boards
+    with holes where the shortest board paths are not straight-as-possible ones."""
     if a not in board or b not in board:
         return False
     seen: dict[Hex, bool] = {}
@@ -539,7 +593,20 @@ def in_range(board: Board, a: Hex, b: Hex, low: int, high: int) -> bool:
 
 def hexes_in_range(board: Board, a: Hex, low: int, high: int) -> list[Hex]:
     """Board hexes whose path length from ``a`` is within ``low..high``; nearest first, then
-    by row and ``q``. Empty when ``a`` is off the board or ``high < low``."""
+    by row and ``q``. Empty when ``a`` is off the board or ``high < low``. The board never
+    changes: each answer is worked out once and kept with it, and each call gets a new list."""
+    ref, _, ranges, _ = _last_kept
+    if ref() is not board:
+        ranges = _kept(board)[1]
+    key = (a, low, high)
+    found = ranges.get(key)
+    if found is None:
+        found = ranges[key] = tuple(_hexes_in_range(board, a, low, high))
+    return list(found)
+
+
+def _hexes_in_range(board: Board, a: Hex, low: int, high: int) -> list[Hex]:
+    """:func:`hexes_in_range` worked out: a search from ``a`` as far as ``high``."""
     if a not in board or high < max(low, 0):
         return []
     dist = _bfs(board, a, high)

@@ -174,7 +174,12 @@ class Expressions:
     def x_Unary(self, node: ir.Unary):
         if node.op == "not":
             return ast.UnaryOp(ast.Not(), self.x(node.operand)), False
-        return ast.UnaryOp(ast.USub(), call("h_as_number", self.x(node.operand))), True
+        operand, is_int = self.typed(node.operand)
+        if is_int:  # an int (or a truth value, which negates as 0 or 1 does): no conversion to call
+            if isinstance(operand, ast.Constant) and operand.value.__class__ is int:
+                return ast.Constant(-operand.value), True  # a negative literal: no operation at all
+            return ast.UnaryOp(ast.USub(), operand), True
+        return ast.UnaryOp(ast.USub(), call("h_as_number", operand)), True
 
     def x_Binary(self, node: ir.Binary):
         op = node.op
@@ -206,7 +211,12 @@ class Expressions:
         return ast.IfExp(within, name(t), call("h_too_large", name(t), ast.Constant(op), origin)), True
 
     def x_Conditional(self, node: ir.Conditional):
-        return ast.IfExp(self.x(node.cond), self.x(node.then), self.x(node.otherwise)), False
+        """``then if cond else otherwise``: known to be an int when both branches are (a cost
+        of ``1 if … else 0``), so arithmetic on it checks no class."""
+        cond = self.x(node.cond)
+        then, then_int = self.typed(node.then)
+        otherwise, otherwise_int = self.typed(node.otherwise)
+        return ast.IfExp(cond, then, otherwise), then_int and otherwise_int
 
     def x_IsA(self, node: ir.IsA):
         rules = self.program.rules
