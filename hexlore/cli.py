@@ -79,8 +79,9 @@ def check(paths: tuple[str, ...], fmt: str, strict: bool, output) -> None:
 @main.command()
 @click.argument("scenario")
 @click.option("--seed", type=int, default=None, help="Seed for dice and random policies.")
-@click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Write the event log (JSON lines) to this file.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True, allow_dash=True), default=None,
+              help="Write the event log (JSON lines) to this file; '-' writes it to standard output "
+                   "(the summary then goes to standard error).")
 @click.option("--max-rounds", type=int, default=None, help="Stop after this many rounds.")
 @click.option("--policy", "policy_options", multiple=True, metavar="SIDE=POLICY", callback=_parse_policies,
               help="Who plays a side instead of the scenario's policy: random, greedy, first, scripted, "
@@ -93,14 +94,19 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
         policy_options: dict[str, str], fmt: str, html_path: str | None) -> None:
     """Play SCENARIO (a file or a bundled name) to the end and print a summary."""
     from . import api
-    from .cli_output import LogFile, escape, exit_if_no_scenario, print_diagnostics
+    from .cli_output import STDOUT, LogFile, escape, exit_if_no_scenario, print_diagnostics
     from .play import Abandoned, GameWatch, HumanPolicy, terminal_reader
 
     exit_if_no_scenario(scenario)
-    console = _console()
+    log_to_stdout = log_path == STDOUT
+    if log_to_stdout and "human" in policy_options.values():
+        raise click.BadParameter("the log cannot go to standard output while you play at the terminal "
+                                 "(the board is shown there): give it a file name", param_hint="'--log'")
+    console = _console(stderr=log_to_stdout)
     loaded = api.open_scenario(scenario)
+    report_to = sys.stderr if log_to_stdout else None  # standard output holds only the log
     if not loaded.playable:  # refused before the log is opened: no empty log is left behind
-        sys.exit(print_diagnostics(loaded.diagnostics, loaded.sources, "text") or 1)
+        sys.exit(print_diagnostics(loaded.diagnostics, loaded.sources, "text", output=report_to) or 1)
     warnings = loaded.play_warnings()
     if warnings:  # problems inside the tests: said, and the game is played without them
         print_diagnostics(warnings, loaded.sources, "text", output=sys.stderr)
@@ -127,8 +133,8 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
         result, diagnostics, sources = api.run(loaded, seed=seed, log_file=log_file, max_rounds=max_rounds,
                                                policies=policies, watch=watch, recorder=recorder)
     except Abandoned as stopped:
-        console.print(f"game abandoned: {escape(str(stopped))}" + (f"; the log so far is in {log_path}"
-                                                                    if log_path else ""))
+        console.print(f"game abandoned: {escape(str(stopped))}" + (f"; the log so far is in {log_file.shown}"
+                                                                    if log_file else ""))
         sys.exit(1)
     finally:
         if log_file:
@@ -139,9 +145,9 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
         _write_replay(html_path, loaded, recorder, seed, console)
     if result is None:
         failures = [d for d in diagnostics if d not in warnings]
-        sys.exit(print_diagnostics(failures, sources, "text") or 1)
+        sys.exit(print_diagnostics(failures, sources, "text", output=report_to) or 1)
     if fmt == "json":
-        click.echo(json.dumps(result.summary(), indent=2, sort_keys=True))
+        click.echo(json.dumps(result.summary(), indent=2, sort_keys=True), err=log_to_stdout)
         return
     console.print(f"[bold]winner:[/bold] {escape(result.winner or 'none (draw)')}")
     console.print(f"[bold]rounds:[/bold] {result.rounds}   [bold]turns:[/bold] {result.turns}")
@@ -150,8 +156,8 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
     for side, cost in result.search.items():
         console.print(f"[bold]search of {escape(side)}:[/bold] {cost['searches']} decision(s) searched, "
                       f"{cost['simulations']} futures, {cost['ms_per_decision']:.1f} ms a decision")
-    if log_path:
-        console.print(f"event log: {escape(log_path)} ({len(result.log)} entries)")
+    if log_file:
+        console.print(f"event log: {escape(log_file.shown)} ({len(result.log)} entries)")
 
 
 def _write_replay(path: str, loaded, recorder, seed: int | None, console) -> None:
@@ -334,8 +340,9 @@ def lsp_command() -> None:
 @click.option("--seed", type=int, default=None, help="Seed for every adventure played (default: each its own).")
 @click.option("--adventure", type=click.IntRange(min=1), default=None,
               help="Play only this adventure (1 = the first), even if the sheet's history lists it.")
-@click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Write the event logs (JSON lines, one header line per adventure) to this file.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True, allow_dash=True), default=None,
+              help="Write the event logs (JSON lines, one header line per adventure) to this file; '-' "
+                   "writes them to standard output (the summaries then go to standard error).")
 def campaign_command(campaign_file: str, seed: int | None, adventure: int | None, log_path: str | None) -> None:
     """Play the adventures of CAMPAIGN not yet in its sheet's history, saving the sheet after each.
 
@@ -344,10 +351,10 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
     """
     from . import api
     from .campaign import CampaignUsageError
-    from .cli_output import LogFile, escape, print_diagnostics
+    from .cli_output import STDOUT, LogFile, escape, print_diagnostics
     from .dsl.diagnostics import json_safe
 
-    console = _console(soft_wrap=True)  # one line per unit, however long
+    console = _console(soft_wrap=True, stderr=log_path == STDOUT)  # one line per unit, however long
 
     def shown(value) -> str:
         return escape("none" if value is None else json_safe(json.dumps(value, ensure_ascii=False)).strip('"')
@@ -370,12 +377,13 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
         if log_file:
             log_file.close()
     if diagnostics:
-        sys.exit(print_diagnostics(diagnostics, sources, "text") or 1)
+        sys.exit(print_diagnostics(diagnostics, sources, "text",
+                                   output=sys.stderr if log_path == STDOUT else None) or 1)
     if not results:
         console.print("every adventure is in the sheet's history: nothing left to play "
                       "(--adventure K plays one again)")
-    elif log_path:
-        console.print(f"event log: {escape(log_path)}")
+    elif log_file:
+        console.print(f"event log: {escape(log_file.shown)}")
 
 
 

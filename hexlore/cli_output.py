@@ -55,18 +55,27 @@ def exit_if_no_scenario(name: str) -> None:
         sys.exit(USAGE)
 
 
+#: the log path that means standard output (the command's messages then go to standard error)
+STDOUT = "-"
+
+
 class LogFile:
     """A log file opened (and so emptied) only when the first entry is written: a run or a
     campaign refused before its first entry leaves an existing log as it was and makes no
-    empty one."""
+    empty one. The path ``-`` is standard output, so a log can be piped (``| jq``)."""
 
     def __init__(self, path: str):
         self.path = path
         self._file = None
 
+    @property
+    def shown(self) -> str:
+        return "standard output" if self.path == STDOUT else self.path
+
     def write(self, text: str) -> int:
         if self._file is None:
-            self._file = open(self.path, "w", encoding="utf-8", newline="\n")
+            self._file = (_StandardOutput() if self.path == STDOUT
+                          else open(self.path, "w", encoding="utf-8", newline="\n"))
         return self._file.write(text)
 
     @property
@@ -76,3 +85,20 @@ class LogFile:
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
+
+
+class _StandardOutput:
+    """Standard output as a log file: written as UTF-8 with '\\n' line ends whatever the
+    terminal's settings (the bytes a file would hold), flushed but never closed."""
+
+    def __init__(self):
+        self._out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
+
+    def write(self, text: str) -> int:
+        if self._out is None:
+            return sys.stdout.write(text)
+        self._out.write(text.encode("utf-8"))
+        return len(text)
+
+    def close(self) -> None:
+        (self._out or sys.stdout).flush()

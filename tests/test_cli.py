@@ -350,3 +350,36 @@ def test_a_campaign_that_cannot_start_leaves_no_log(tmp_path):
     assert invoke("campaign", str(campaign), "--log", str(log)).exit_code == 1
     assert log.read_text(encoding="utf-8") == "a log kept from before\n"
     assert not [p.name for p in folder.iterdir() if p.name.endswith(".lock")]  # no lock beside a missing sheet
+
+
+def _hexlore(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "hexlore", *args], cwd=cwd, capture_output=True, timeout=120)
+
+
+def test_a_log_to_standard_output_is_the_file_s_bytes_and_the_summary_goes_to_standard_error(tmp_path):
+    """`--log -` is standard output, as in most tools: the log can be piped (`| jq`)."""
+    piped = _hexlore("run", "battlelore/spider_ford", "--seed", "4", "--log", "-", cwd=tmp_path)
+    assert piped.returncode == 0, piped.stderr
+    _hexlore("run", "battlelore/spider_ford", "--seed", "4", "--log", "game.jsonl", cwd=tmp_path)
+    assert piped.stdout == (tmp_path / "game.jsonl").read_bytes()
+    assert b"winner:" in piped.stderr and b"event log: standard output" in piped.stderr
+    assert not (tmp_path / "-").exists()
+    as_json = _hexlore("run", "battlelore/spider_ford", "--seed", "4", "--log", "-", "--format", "json", cwd=tmp_path)
+    assert as_json.stdout == piped.stdout and json.loads(as_json.stderr)["winner"]
+
+
+def test_a_run_refused_with_its_log_on_standard_output_reports_on_standard_error(tmp_path):
+    text = open(FORD, encoding="utf-8").read().replace("type: giant_spider", "type: giant_spyder")
+    (tmp_path / "bad.yaml").write_text(text, encoding="utf-8")
+    refused = _hexlore("run", "bad.yaml", "--log", "-", cwd=tmp_path)
+    assert refused.returncode == 1 and refused.stdout == b"" and b"error[S103]" in refused.stderr
+    human = invoke("run", "battlelore/spider_ford", "--log", "-", "--policy", "north=human")
+    assert human.exit_code == 2 and "give it a file name" in human.output
+
+
+def test_a_campaign_refused_with_its_log_on_standard_output_reports_on_standard_error(tmp_path):
+    folder = tmp_path / "campaign"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "errors" / "campaign_missing_files", folder)
+    refused = _hexlore("campaign", str(folder / "campaign.yaml"), "--log", "-", cwd=tmp_path)
+    assert refused.returncode == 1 and refused.stdout == b"" and b"error[" in refused.stderr
+    assert not (tmp_path / "-").exists()
