@@ -275,13 +275,17 @@ def declare(loaded: LoadedPacks) -> RuleSet:
             guard, gt = lowerer.expr(gctx, scope, decl.guard)
             lowerer.expect(gctx, Type("bool"), gt, decl.guard.span, "a trigger guard")
         optional_by = lowerer.expr(gctx, scope, decl.optional_by)[0] if decl.optional_by else None
+        optional_prefer = None
+        if decl.optional_prefer is not None:
+            optional_prefer, pt = lowerer.expr(gctx, scope, decl.optional_prefer)
+            lowerer.expect(gctx, Type("bool"), pt, decl.optional_prefer.span, "the preferred answer")
         ctx = ctx_for(pack, file, what=f"trigger '{tname}'", event=known, trigger=tname,
                       replaces=_kept(table, decl))
         body = lowerer.block(ctx, scope, decl.body)
         rules.triggers.append(TriggerSpec(
             tname, Timing(decl.timing), event_key or decl.event, guard, optional_by, decl.priority, body,
             tuple(p.name for p in event.params) if event else (), trigger_order,
-            origin(file, decl), pack))
+            origin(file, decl), pack, optional_prefer))
         trigger_order += 1
         calls["trigger " + tname] = ctx.calls
         emits["trigger " + tname] = ctx.emits

@@ -56,7 +56,11 @@ def lower_kept_trigger(lowerer: Lowerer, entry: Entry, decl: ast.TriggerDecl, re
         lowerer.expect(gctx, BOOL, gt, decl.guard.span, "a trigger guard")
     if decl.optional_by is not None:
         by = lowerer.expr(gctx, scope, decl.optional_by)[0]
-        ask = ir.Ask(decl.name, by, None, None, origin=ir.Origin(entry.file, decl.optional_by.span))
+        prefer = None
+        if decl.optional_prefer is not None:
+            prefer, pt = lowerer.expr(gctx, scope, decl.optional_prefer)
+            lowerer.expect(gctx, BOOL, pt, decl.optional_prefer.span, "the preferred answer")
+        ask = ir.Ask(decl.name, by, prefer, None, origin=ir.Origin(entry.file, decl.optional_by.span))
     ctx = Context(entry.file, entry.pack, what=what, event=kept.event, trigger=decl.name, replaces=replaces)
     body = lowerer.block(ctx, scope, decl.body)
     rules.procedures[entry.key] = dataclasses.replace(

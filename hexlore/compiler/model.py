@@ -172,6 +172,8 @@ class TriggerSpec:
     order: int
     origin: ir.Origin
     pack: str
+    #: ``optional by SIDE prefer P``: the answer a judging player gives (a bool)
+    optional_prefer: ir.X | None = None
 
 
 @dataclass(frozen=True)

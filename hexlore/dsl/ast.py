@@ -356,6 +356,8 @@ class TriggerDecl(Decl):
     priority: int
     body: Block
     event_span: Span = field(default=NOWHERE, compare=False, repr=False, kw_only=True)
+    #: ``optional by SIDE prefer P``: the answer a judging player gives (greedy, search)
+    optional_prefer: Expr | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -241,15 +241,16 @@ class AstBuilder:
 
     def trigger_decl(self, at, name, timing, event, guard, *rest):
         *options, body = rest
-        optional_by = None
+        optional_by = optional_prefer = None
         priority = 0
         for kind, value in options:
             if kind == "optional":
-                optional_by = value
+                optional_by, optional_prefer = value
             else:
                 priority = value
         return ast.TriggerDecl(str(name), timing, str(event), guard, optional_by, priority, body,
-                               span=_span(at), name_span=_token_span(name), event_span=event.span)
+                               span=_span(at), name_span=_token_span(name), event_span=event.span,
+                               optional_prefer=optional_prefer)
 
     def timing(self, at, *tokens):
         return "instead" if str(tokens[0]) == "instead" else str(tokens[0])
@@ -257,8 +258,8 @@ class AstBuilder:
     def guard(self, at, expr):
         return expr
 
-    def optional_by(self, at, expr):
-        return ("optional", expr)
+    def optional_by(self, at, expr, prefer):
+        return ("optional", (expr, prefer))
 
     def priority(self, at, value):
         return ("priority", value)

@@ -398,12 +398,7 @@ class Expressions:
         else:
             body.append(ast.Assign([store(index)], ast.Constant(None)))
         options = ast.List([ast.Constant(True), ast.Constant(False)], ast.Load())
-        scores: ast.expr = ast.Constant(None)
-        if node.prefer is not None:
-            free_prefer = self._free_locals((node.prefer,), exclude=None)
-            scores = call("h_partial", name(self._answer_scorer(node, free_prefer)), name(CONTEXT),
-                          *[name(inner.local(n)) for n in free_prefer])
-        asked = [ast.Constant(node.decision), sub.x(node.by), options, scores, name(index),
+        asked = [ast.Constant(node.decision), sub.x(node.by), options, sub.answer_scores(node.prefer), name(index),
                  self.module.origin(node)]
         if request:
             body.append(ast.Return(self.module.at(call("h_choice", *asked), node)))
@@ -413,16 +408,25 @@ class Expressions:
         self.program.add(function(lifted, params, body))
         return call(lifted, name(CONTEXT), *[self.scope.load(n) for n in free])
 
-    def _answer_scorer(self, node: ir.Ask, free: list[str]) -> str:
+    def answer_scores(self, prefer: ir.X | None) -> ast.expr:
+        """The scores of a yes/no question's two options (an ``ask`` or an optional trigger's):
+        None without a 'prefer', else a call of its lifted scorer with what it reads here."""
+        if prefer is None:
+            return ast.Constant(None)
+        free = self._free_locals((prefer,), exclude=None)
+        return call("h_partial", name(self._answer_scorer(prefer, free)), name(CONTEXT),
+                    *[self.scope.load(n) for n in free])
+
+    def _answer_scorer(self, prefer: ir.X, free: list[str]) -> str:
         """``sa(R, free…) -> [yes, no]``: a question's 'prefer' as the scores of its two options
         (1 for the preferred answer), lifted, so that every player reads it as it reads a
         choice's scores; computed only if a player reads them."""
-        lifted, new = self._lifted(("sa", id(node), tuple(free)), "sa_")
+        lifted, new = self._lifted(("sa", id(prefer), tuple(free)), "sa_")
         if not new:
             return lifted
         inner = Scope([])
         params = [CONTEXT] + [inner.local(n) for n in free]
-        preferred = Expressions(self.program, inner).x(node.prefer)
+        preferred = Expressions(self.program, inner).x(prefer)
         yes = ast.List([ast.Constant(1), ast.Constant(0)], ast.Load())
         no = ast.List([ast.Constant(0), ast.Constant(1)], ast.Load())
         self.program.add(function(lifted, params, [ast.Return(ast.IfExp(preferred, yes, no))]))

@@ -481,7 +481,8 @@ def trigger_machine(program: "Program", suspends: Suspends, identifier: str, t: 
                                               _returning(ast.Constant(False)), []), t.guard))
     if t.optional_by is not None:
         request = call("h_choice", ast.Constant(t.name), machine.exprs.x(t.optional_by),
-                       ast.List([ast.Constant(True), ast.Constant(False)], ast.Load()), ast.Constant(None),
+                       ast.List([ast.Constant(True), ast.Constant(False)], ast.Load()),
+                       machine.exprs.answer_scores(t.optional_prefer),
                        ast.Constant(0), program.module.constant(t.origin))
         machine.suspend(program.module.at(request, t.optional_by), False)
         machine.emit(ast.If(ast.UnaryOp(ast.Not(), name("x")), _returning(ast.Constant(False)), []))

@@ -258,7 +258,8 @@ def trigger_def(program: "Program", identifier: str, t: TriggerSpec) -> ast.Func
         head.append(module.at(ast.If(ast.UnaryOp(ast.Not(), guard), [ast.Return(ast.Constant(False))], []), t.guard))
     if t.optional_by is not None:
         asked = call(attr(CONTEXT, "decide"), ast.Constant(t.name), statements.exprs.x(t.optional_by),
-                     ast.List([ast.Constant(True), ast.Constant(False)], ast.Load()), ast.Constant(None),
+                     ast.List([ast.Constant(True), ast.Constant(False)], ast.Load()),
+                     statements.exprs.answer_scores(t.optional_prefer),
                      ast.Constant(0), module.constant(t.origin))
         head.append(module.at(ast.If(ast.Compare(module.at(asked, t.optional_by), [ast.NotEq()], [ast.Constant(0)]),
                                      [ast.Return(ast.Constant(False))], []), t.optional_by))
