@@ -346,7 +346,7 @@ def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", s
     if problem is not None:
         return None, [error("O006", problem, "--policy", Span(),
                             "write SIDE=POLICY with a side of the scenario (or 'all') and one of random, "
-                            "greedy, first, mcts, mcts:N")], loaded.sources
+                            "greedy, first, mcts, mcts:N, rollout, rollout:N")], loaded.sources
     policies = _every_side(policies, [s.name for s in loaded.scenario.sides])
     jobs = [backends.make_job(path, loaded.sources, [], seed, max_rounds, policies)]
     variant = None

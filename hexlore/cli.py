@@ -86,7 +86,8 @@ def check(paths: tuple[str, ...], fmt: str, strict: bool, output) -> None:
 @click.option("--policy", "policy_options", multiple=True, metavar="SIDE=POLICY", callback=_parse_policies,
               help="Who plays a side instead of the scenario's policy: random, greedy, first, scripted, "
                    "mcts (tree search; mcts:400 = 400 futures a decision, mcts:0.5s = half a second), "
-                   "or human (you, at the terminal). Repeat for each side.")
+                   "rollout (each option tried in futures played to the end as greedy plays; "
+                   "rollout:600), or human (you, at the terminal). Repeat for each side.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write a replay of the game to this file: one HTML page, no network needed.")

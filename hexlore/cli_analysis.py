@@ -196,12 +196,13 @@ def _plot_odds(plt, result, path: str) -> None:
 # ---------------------------------------------------------------- sweep
 #: ``runtime.engine.policies.POLICY_NAMES`` and ``human``, spelt out so that ``--help`` imports
 #: no engine (tests/test_startup.py keeps them equal)
-POLICY_CHOICES = ("random", "greedy", "first", "scripted", "mcts", "human")
+POLICY_CHOICES = ("random", "greedy", "first", "scripted", "mcts", "rollout", "human")
 
 
 def _search_spec(name: str) -> bool:
-    """Whether ``name`` is a searching player with its budget (``mcts:400``, ``mcts:0.5s``)."""
-    if not name.startswith("mcts:"):
+    """Whether ``name`` is a searching player with its budget (``mcts:400``, ``mcts:0.5s``,
+    ``rollout:600``)."""
+    if not name.startswith(("mcts:", "rollout:")):
         return False
     from .runtime.engine.search import parse_search  # only when a budget is given: --help stays light
 
@@ -216,7 +217,8 @@ def _parse_policies(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
         side, _, name = value.partition("=")
         if not side or not (name in choices or _search_spec(name)):
             raise click.BadParameter(f"'{value}': write SIDE=POLICY, POLICY one of {', '.join(choices)}, "
-                                     "or mcts:N (N futures a decision) or mcts:Ts (T seconds) "
+                                     "or mcts:N (N futures a decision) or mcts:Ts (T seconds), "
+                                     "the same for rollout "
                                      "(for example north=human, south=mcts:200)", ctx, param)
         policies[side] = name
     return policies
@@ -236,7 +238,8 @@ def _parse_policies(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--max-rounds", type=int, default=None, help="Stop each game after this many rounds.")
 @click.option("--policy", "policy_options", multiple=True, metavar="SIDE=POLICY", callback=_parse_policies,
               help="Who plays a side in every game instead of the scenario's policy: random, greedy, "
-                   "first, mcts, mcts:N (N futures a decision); the side 'all' stands for every side.")
+                   "first, mcts, mcts:N (N futures a decision), rollout, rollout:N; the side 'all' "
+                   "stands for every side.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--plot", default=None, help="Also draw win rates, game lengths and losses to this .svg (or, with "
                                          "matplotlib, .png or .pdf) file.")

@@ -15,7 +15,7 @@ from hexlore.api import open_scenario
 from hexlore.cli import main
 from hexlore.runtime.engine.game import Game
 from hexlore.runtime.engine.policies import RandomPolicy
-from hexlore.runtime.engine.search import SearchPolicy, parse_search
+from hexlore.runtime.engine.search import SearchPolicy, parse_search, rollout_settings
 
 PUZZLES = ROOT / "tests" / "fixtures" / "search"
 PLAYABLE = [("battlelore/spider_ford.yaml", ("north", "south")), ("tickclock/ruins.yaml", ("dawn", "dusk")),
@@ -136,12 +136,52 @@ def test_the_same_seed_plays_the_same_game_byte_for_byte():
     assert play(path, 6, policies, max_rounds=2)[1] != first
 
 
+ROLLOUT = rollout_settings()
+
+
 @pytest.mark.parametrize("spec, parsed", [("mcts", {}), ("mcts:400", {"simulations": 400}),
                                           ("mcts:0.5s", {"seconds": 0.5}), ("mcts:0", None), ("mcts:-3", None),
                                           ("mcts:lots", None), ("mcts:0s", None), ("greedy", None),
-                                          ("mcts:2000000", None), ("mcts:7200s", None)])
+                                          ("mcts:2000000", None), ("mcts:7200s", None),
+                                          ("rollout", ROLLOUT), ("rollout:600", {**ROLLOUT, "simulations": 600}),
+                                          ("rollout:2s", {**ROLLOUT, "seconds": 2.0}), ("rollout:0", None),
+                                          ("rollouts:5", None)])
 def test_search_budgets(spec, parsed):
     assert parse_search(spec) == parsed
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_rollout_player_finds_what_the_rules_prefer_least_too(seed):
+    game, log = play(PUZZLES / "lucky.yaml", seed, {"north": "rollout:50"})
+    assert choices(log, "north") == [7] and game.state.winner.name == "north"
+    assert game.result().search["north"]["simulations"] == 50
+
+
+def test_a_rollout_future_plays_to_the_end_of_the_game_and_keeps_no_tree():
+    """Points (three rounds, a pick each turn): a future from north's first turn answers every
+    pick left (5 + 3 + 1 over the three searches, as a search without a turn limit); the
+    pairs (north picks twice a turn) show no search going on with a tree: there is none
+    below the root."""
+    game = play(PUZZLES / "points.yaml", 0, {"north": "rollout:10"})[0]
+    cost = game.policies["north"].cost
+    assert (cost.searches, cost.decisions_played) == (3, 10 * (5 + 3 + 1))
+    pairs = play(PUZZLES / "pairs.yaml", 0, {"north": "rollout:60"})[0].policies["north"]
+    assert pairs.name == "rollout" and (pairs.cost.searches, pairs.cost.reused) == (4, 0)
+    tree = play(PUZZLES / "pairs.yaml", 0, {"north": "mcts:60"})[0].policies["north"].cost
+    assert tree.reused == 2
+
+
+def test_the_rollout_player_plays_the_same_game_for_the_same_seed():
+    path = ROOT / "scenarios" / "skirmish" / "village_raid.yaml"
+    policies = {"north": "greedy", "south": "rollout:4"}
+    first, second = play(path, 5, policies, max_rounds=1)[1], play(path, 5, policies, max_rounds=1)[1]
+    assert first == second and '"by":"south"' in first
+
+
+@pytest.mark.parametrize("spec", ["rollout:0", "rollout:x"])
+def test_a_bad_rollout_budget_is_refused_by_name(spec):
+    bad = CliRunner().invoke(main, ["run", str(PUZZLES / "lucky.yaml"), "--policy", f"north={spec}"])
+    assert bad.exit_code == 2 and "rollout" in bad.output and "Traceback" not in bad.output
 
 
 def test_the_cli_plays_a_searching_side_and_reports_its_cost():

@@ -1,12 +1,13 @@
 """Making a side's player from its name: ``random``, ``greedy``, ``first``, ``scripted``, or a
-searching player ``mcts`` with its budget (``mcts:400`` futures a decision, ``mcts:0.5s``)."""
+searching player ``mcts`` or ``rollout`` with its budget (``mcts:400`` futures a decision,
+``mcts:0.5s``, ``rollout:600``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from hexlore.runtime.engine.policies import _FIRST, _GREEDY, Policy, RandomPolicy
-from hexlore.runtime.engine.search import SearchPolicy, parse_search
+from hexlore.runtime.engine.search import SEARCH_NAMES, SearchPolicy, parse_search
 
 if TYPE_CHECKING:
     from hexlore.runtime.engine.game import Game
@@ -24,9 +25,10 @@ def make_policy(name: str | Policy, seed: int, side_name: str, game: "Game | Non
     else:
         search = parse_search(name)
         if search is None:
-            if name.startswith(SearchPolicy.name):
-                raise ValueError(f"'{name}': write mcts, mcts:N (N futures a decision, 1 to 1,000,000) "
-                                 "or mcts:Ts (T seconds a decision, at most 3600)")
+            player = name.partition(":")[0]
+            if player in SEARCH_NAMES:
+                raise ValueError(f"'{name}': write {player}, {player}:N (N futures a decision, 1 to "
+                                 f"1,000,000) or {player}:Ts (T seconds a decision, at most 3600)")
             return RandomPolicy(f"hexlore-policy:{seed}:{side_name}")
         policy = SearchPolicy(f"{seed}:{side_name}", **search)
     if game is not None and getattr(policy, "needs_forks", False):

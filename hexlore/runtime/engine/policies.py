@@ -104,8 +104,9 @@ class RandomPolicy(Policy):
 
 
 #: the policies a side may name (``scripted`` plays the scenario's script, then ``first``;
-#: ``mcts`` searches, engine/search.py, and may say its budget: ``mcts:400``, ``mcts:0.5s``)
-POLICY_NAMES = ("random", "greedy", "first", "scripted", "mcts")
+#: ``mcts`` and ``rollout`` search, engine/search.py, and may say their budget: ``mcts:400``,
+#: ``mcts:0.5s``, ``rollout:600``)
+POLICY_NAMES = ("random", "greedy", "first", "scripted", "mcts", "rollout")
 
 
 _GREEDY, _FIRST = GreedyPolicy(), FirstPolicy()  # they keep nothing: one of each serves every game

@@ -30,6 +30,10 @@ players, so nothing of the real game is consumed or written:
   and is worth between 0.2 and 0.8 by how far ahead the side stands. Game knowledge stays
   in the packs.
 
+A **flat** search (the ``rollout`` player, :func:`rollout_settings`) keeps the root alone:
+every decision below it is the rollout player's, and its futures play to the end of the
+game, so it improves on the rules' own judgement one decision at a time.
+
 The option taken is the one with the best mean among those the root tried at least a
 quarter as often as the most tried one. Each search draws from a stream seeded by the game's seed, the side and the
 number of searches before it, so the same seed plays the same game, byte for byte; a time
@@ -57,6 +61,7 @@ if TYPE_CHECKING:
 
 
 DEFAULT_SIMULATIONS = 200
+ROLLOUT_DEPTH = 1000  # a rollout player's future plays to the end of the game, at most this many decisions
 DEFAULT_DEPTH = 40  # at most this many decisions a future plays past the root before it is evaluated
 DEFAULT_TURNS = 2  # sides' turns a future may begin past the root's before it is evaluated (0: no such cut)
 EXPLORATION = 1.0  # PUCT's constant for rewards in [0, 1]
@@ -125,7 +130,12 @@ class SearchPolicy(Policy):
 
     def __init__(self, seed: str, simulations: int = DEFAULT_SIMULATIONS, seconds: float | None = None,
                  depth: int = DEFAULT_DEPTH, exploration: float = EXPLORATION, greed: float = GREED,
-                 turns: int = DEFAULT_TURNS, reuse: bool = True):
+                 turns: int = DEFAULT_TURNS, reuse: bool = True, flat: bool = False):
+        """``flat``: the tree is the root alone, every decision below it is the rollout
+        player's (see :func:`rollout_settings`)."""
+        if flat:
+            self.name = ROLLOUT_NAME
+        self.flat = flat
         self.seed = seed
         self.simulations = simulations
         self.seconds = seconds
@@ -242,7 +252,8 @@ class _Search:
         decision = self.decision
         index, edge = self._select(self.root, decision.name, root_labels, decision.scores, decision.default)
         path.append((self.root, edge, decision.side.name))
-        node = self._child(edge) if edge.visits else None  # grow the tree by one node a future
+        # grow the tree by one node a future (a flat search keeps the root alone)
+        node = self._child(edge) if edge.visits and not self.player.flat else None
         played = 0
         turns = self.player.turns
         # [how many times the side whose turns run has changed since the root, that side]: a
@@ -405,19 +416,42 @@ def _hashable(label):
     return label
 
 
+ROLLOUT_NAME = "rollout"
+SEARCH_NAMES = (SearchPolicy.name, ROLLOUT_NAME)
+
+
+def rollout_settings() -> dict:
+    """The ``rollout`` player as :class:`SearchPolicy` settings: Monte Carlo *policy
+    improvement* over the rules' judgement. Each option of a decision is tried in futures
+    played to the end of the game (at most ``ROLLOUT_DEPTH`` decisions), where every side,
+    this one included, takes the option the rules prefer (ties and unjudged decisions at
+    random) and the dice fall from the search's stream; the option with the best mean wins.
+
+    Why besides ``mcts``: where a side's turn is a long chain of small decisions (the
+    action-point skirmish's one-hex steps), the tree spreads its futures over chains that
+    the evaluation cannot tell apart before its cut, and over other sides' replies tried at
+    random while their nodes are young; the flat search spends every future on the root's
+    options and judges each by how the game ends when everybody plays on as ``greedy``
+    would. It plays what ``greedy`` plays except where the futures show better
+    (docs/players.md, "The rollout player"). Its futures are long: it suits short games."""
+    return {"flat": True, "turns": 0, "depth": ROLLOUT_DEPTH, "greed": 1.0}
+
+
 def parse_search(spec: str) -> dict | None:
-    """``mcts``, ``mcts:400`` (futures a decision) or ``mcts:0.5s`` (seconds a decision) as
-    keyword arguments of :class:`SearchPolicy`; None when ``spec`` is not one."""
+    """``mcts``, ``mcts:400`` (futures a decision) or ``mcts:0.5s`` (seconds a decision), and
+    the same for ``rollout``, as keyword arguments of :class:`SearchPolicy`; None when
+    ``spec`` is not one."""
     name, _, budget = spec.partition(":")
-    if name != SearchPolicy.name:
+    if name not in SEARCH_NAMES:
         return None
+    settings = rollout_settings() if name == ROLLOUT_NAME else {}
     if not budget:
-        return {}
+        return settings
     try:
         if budget.endswith("s"):
             seconds = float(budget[:-1])
-            return {"seconds": seconds} if 0 < seconds <= 3600 else None
+            return {**settings, "seconds": seconds} if 0 < seconds <= 3600 else None
         simulations = int(budget)
     except ValueError:
         return None
-    return {"simulations": simulations} if 1 <= simulations <= 1_000_000 else None
+    return {**settings, "simulations": simulations} if 1 <= simulations <= 1_000_000 else None
