@@ -178,6 +178,25 @@ def test_the_rollout_player_plays_the_same_game_for_the_same_seed():
     assert first == second and '"by":"south"' in first
 
 
+def test_a_scenario_may_name_the_rollout_player(tmp_path):
+    text = (PUZZLES / "lucky.yaml").read_text().replace("policy: mcts}", "policy: rollout}")
+    assert "policy: rollout}" in text
+    (tmp_path / "games.lore").write_text((PUZZLES / "games.lore").read_text())
+    (tmp_path / "lucky.yaml").write_text(text)
+    game, log = play(tmp_path / "lucky.yaml", 1)
+    assert game.policies["north"].name == "rollout"
+    assert choices(log, "north") == [7] and game.state.winner.name == "north"
+
+
+def test_a_sweep_of_rollout_players_is_the_same_on_one_worker_or_two():
+    import hexlore
+
+    one, diagnostics, _ = hexlore.sweep(str(PUZZLES / "lucky.yaml"), 4, workers=1, policies={"all": "rollout:30"})
+    assert diagnostics == [] and one["wins"]["north"]["count"] == 4
+    two, _, _ = hexlore.sweep(str(PUZZLES / "lucky.yaml"), 4, workers=2, policies={"all": "rollout:30"})
+    assert one["digest"] == two["digest"]
+
+
 @pytest.mark.parametrize("spec", ["rollout:0", "rollout:x"])
 def test_a_bad_rollout_budget_is_refused_by_name(spec):
     bad = CliRunner().invoke(main, ["run", str(PUZZLES / "lucky.yaml"), "--policy", f"north={spec}"])
