@@ -433,7 +433,8 @@ def rollout_settings() -> dict:
     random while their nodes are young; the flat search spends every future on the root's
     options and judges each by how the game ends when everybody plays on as ``greedy``
     would. It plays what ``greedy`` plays except where the futures show better
-    (docs/players.md, "The rollout player"). Its futures are long: it suits short games."""
+    (docs/players.md, "The rollout player"). A decision costs more the longer the game has
+    left to run, since every future plays it out."""
     return {"flat": True, "turns": 0, "depth": ROLLOUT_DEPTH, "greed": 1.0}
 
 
