@@ -111,6 +111,11 @@ def test_the_names_help_spells_out_are_those_of_their_modules():
 
     assert cli.REPORT_FORMATS == report.FORMATS
     assert cli_analysis.POLICY_CHOICES == (*POLICY_NAMES, "human")
+    from hexlore.runtime.engine.search import SEARCH_NAMES
+
+    # the budgets --policy accepts are those of every searching player, and of no other
+    assert all(cli_analysis._search_spec(f"{name}:5") for name in SEARCH_NAMES)
+    assert not any(cli_analysis._search_spec(f"{name}:5") for name in POLICY_NAMES if name not in SEARCH_NAMES)
 
 
 def test_the_package_front_door_finds_its_names_when_asked():
