@@ -4,8 +4,8 @@
         --settings '{"simulations": 400, "greed": 1.0}'
 
 ``--settings`` are keyword arguments of :class:`hexlore.runtime.engine.search.SearchPolicy`
-(``simulations``, ``depth``, ``turns``, ``greed``, ``exploration``): settings the ``mcts:N``
-spelling does not reach. Game i uses derive_seed(SEED, i), as ``seat_games.py`` does, but the
+(``simulations``, ``depth``, ``turns``, ``greed``, ``exploration``, ``flat``, ``preferred``):
+settings the ``mcts:N`` spelling does not reach. Game i uses derive_seed(SEED, i), as ``seat_games.py`` does, but the
 search's own stream is seeded "{game seed}:{side}", so a game here is not the game of the same
 seed in a sweep. Prints each game's winner and the seat's wins with a 95% Wilson interval.
 """

@@ -130,9 +130,11 @@ class SearchPolicy(Policy):
 
     def __init__(self, seed: str, simulations: int = DEFAULT_SIMULATIONS, seconds: float | None = None,
                  depth: int = DEFAULT_DEPTH, exploration: float = EXPLORATION, greed: float = GREED,
-                 turns: int = DEFAULT_TURNS, reuse: bool = True, flat: bool = False):
+                 turns: int = DEFAULT_TURNS, reuse: bool = True, flat: bool = False,
+                 preferred: float = PREFERRED):
         """``flat``: the tree is the root alone, every decision below it is the rollout
-        player's (see :func:`rollout_settings`)."""
+        player's (see :func:`rollout_settings`). ``preferred``: the share of a node's prior
+        that goes to the options the rules prefer."""
         if flat:
             self.name = ROLLOUT_NAME
         self.flat = flat
@@ -149,6 +151,7 @@ class SearchPolicy(Policy):
         self._kept: tuple | None = None
         self.exploration = exploration
         self.greed = greed
+        self.preferred = preferred
         self.game: "Game | None" = None
         self.cost = SearchCost()
 
@@ -311,8 +314,9 @@ class _Search:
             favoured = [i for i in range(n) if scores[i] == best]
         else:
             favoured = [default] if default is not None and 0 <= default < n else []
-        spread = PREFERRED / len(favoured) if favoured else 0.0
-        base = (1.0 - PREFERRED * bool(favoured)) / n
+        preferred = self.player.preferred
+        spread = preferred / len(favoured) if favoured else 0.0
+        base = (1.0 - preferred * bool(favoured)) / n
         bonus_scale = self.player.exploration * math.sqrt(max(1, node.visits))
         best_i, best_score = 0, -math.inf
         favoured_set = set(favoured)
