@@ -43,6 +43,16 @@ def test_the_search_finds_the_one_winning_number_that_the_rules_prefer_least(see
     assert choices(greedy, "north") == [0]  # the rules' preference alone never finds it
 
 
+@pytest.mark.parametrize("preferred, found", [(0.0, 7), (1.0, 0)])
+def test_the_share_of_the_prior_on_what_the_rules_prefer_is_a_setting(preferred, found):
+    # the whole prior on the preferred number: every future tries it, and seven is never seen;
+    # none: the untried numbers are tried in turn, and seven wins
+    search = SearchPolicy("0:north", simulations=20, preferred=preferred)
+    game, log = play(PUZZLES / "lucky.yaml", 0, {"north": search})
+    assert choices(log, "north") == [found]
+    assert (game.state.winner is not None and game.state.winner.name == "north") == (found == 7)
+
+
 def test_where_nobody_can_win_the_packs_evaluation_decides():
     game, log = play(PUZZLES / "points.yaml", 1)
     assert choices(log, "north") == [9, 9, 9]
