@@ -4,7 +4,7 @@ Hypothesis draws the seed of each input; tests/fuzz/mutators.py turns a seed int
 copy of one of the bundled files (huge numbers, deep nesting, aliases, invalid UTF-8, control
 characters, lines and tokens moved…), written over its own name in a copy of its folder.
 Derandomised with a fixed budget, so CI tries the same inputs each run. The long run of the
-same mutations is ``python tests/fuzz/run.py --inputs 100000`` (figures in the README).
+same mutations is ``python tests/fuzz/run.py --inputs 100000`` (figures in docs/security.md).
 """
 
 from __future__ import annotations
