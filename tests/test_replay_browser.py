@@ -292,6 +292,39 @@ def test_hostile_names_run_nothing_show_as_text_and_the_viewer_works(watched, tm
         assert _read(watched, "[window.pwned === undefined, window.__violations]") == [True, []]
 
 
+def test_hostile_rolls_decisions_and_origins_show_as_text_at_every_step(watched, tmp_path):
+    """Every entry kind, with hostile text everywhere (tests/fuzz/pages.py, seed 0), stepped
+    through: the detail pane shows each as text (dice faces, options, the rule it came from)."""
+    import random
+
+    from fuzz.pages import hostile_look, hostile_recording
+    from hexlore.replay.page import replay_html
+
+    loaded = api.open_scenario(str(write_project(tmp_path)))
+    _, base, _, _ = play_recorded(loaded)
+    rng = random.Random(0)
+    recording, where = hostile_recording(base, rng)
+    path = tmp_path / "fuzzed.html"
+    path.write_text(replay_html(recording, hostile_look(look_of(loaded.rules), recording, rng), where),
+                    encoding="utf-8")
+    watched.get(path.as_uri())
+    entries = _as_js([json.loads(line) for line in recording.lines])
+    kinds = set()
+    for step, entry in enumerate(entries, 1):
+        watched.execute_script(f"var s = document.getElementById('slider'); s.value = '{step}';"
+                               "s.dispatchEvent(new Event('input'));")
+        faces, rule, chips = _read(watched, "[Array.from(document.querySelectorAll('#detail .die')).map(function (d) {"
+                                            " return d.textContent; }), (document.querySelector('#detail .rule a') || {})"
+                                            ".textContent || null, document.querySelectorAll('#detail .option').length]")
+        kinds.add(entry["type"])
+        assert faces == (entry["faces"] if entry["type"] == "roll" else [])
+        assert rule == (_as_js(where[step - 1][0]) if where[step - 1] else None)
+        assert chips == (len(recording.offered.get(step - 1, [])) if entry["type"] == "decision" else 0)
+    assert kinds == {"event", "roll", "decision", "end"}
+    assert _read(watched, "[window.pwned === undefined, document.body.dataset.step, window.__violations]") == \
+        [True, str(len(entries)), []]
+
+
 def test_the_policy_stops_markup_forced_into_a_page(watched, tmp_path):
     """Were a name ever to become markup, the page's policy would run none of it."""
     path, _ = _hostile_pages(tmp_path)[0]
