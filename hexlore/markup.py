@@ -27,9 +27,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-
-from jinja2 import Environment, StrictUndefined
-from markupsafe import Markup
+from functools import cache
 
 #: characters no XML document may hold (and lone surrogates, which UTF-8 cannot encode);
 #: C1 controls and DEL are allowed by XML 1.0 but shown as nothing useful, so they go too
@@ -72,17 +70,20 @@ def _sha256(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
 
 
-def _finalize(value: object) -> object:
-    """Every ``{{ value }}`` of a page passes here before autoescaping: unwritable text replaced
-    (escaping keeps a Markup value as it is, so it is cleaned as Markup)."""
-    if isinstance(value, Markup):
-        return Markup(clean_text(str(value)))
-    if isinstance(value, str):
-        return clean_text(value)
-    return value
+@cache
+def _environment():
+    """Jinja2 with autoescaping, imported when a page is built (pictures, charts and the
+    commands that make no page never load it). Every ``{{ value }}`` passes ``finalize`` before
+    escaping: unwritable text replaced (a Markup value stays Markup, cleaned as such)."""
+    from jinja2 import Environment, StrictUndefined
+    from markupsafe import Markup
 
+    def finalize(value: object) -> object:
+        if isinstance(value, Markup):
+            return Markup(clean_text(str(value)))
+        return clean_text(value) if isinstance(value, str) else value
 
-_ENV = Environment(autoescape=True, undefined=StrictUndefined, finalize=_finalize, keep_trailing_newline=True)
+    return Environment(autoescape=True, undefined=StrictUndefined, finalize=finalize, keep_trailing_newline=True)
 
 SKELETON = """<!DOCTYPE html>
 <html lang="en">
@@ -107,7 +108,7 @@ class Page:
     """What a self-contained page is made of.
 
     ``body``: a Jinja2 template (our own text, never a file's) filled with ``context``, where
-    every value is escaped unless it is :class:`markupsafe.Markup` (only for markup a builder
+    every value is escaped unless it is ``markupsafe.Markup`` (only for markup a builder
     made by escaping, such as render.board_svg's picture). ``css`` and ``script``: the page's
     own style and script, admitted by hash. ``data``: what the script reads, as JSON in the
     element ``data_id``."""
@@ -126,7 +127,7 @@ def content_security_policy(css: str, script: str) -> str:
     Hashes rather than 'unsafe-inline', so an injected element or handler would not run.
     (Its text is quotes, letters and base64, nothing HTML could read otherwise.)"""
     return (f"default-src 'none'; script-src {_sha256(script)}; style-src {_sha256(css)}; "
-            "img-src data:; base-uri 'none'; form-action 'none'")
+            "base-uri 'none'; form-action 'none'")
 
 
 def build_page(page: Page) -> str:
@@ -134,8 +135,10 @@ def build_page(page: Page) -> str:
     for name, text, closer in (("css", page.css, "</style"), ("script", page.script, "</script")):
         if closer in text.lower() or "<!--" in text:
             raise ValueError(f"the page's {name} holds '{closer}' or '<!--', which would end it early")
+    from markupsafe import Markup
+
     css, script = clean_text(page.css), clean_text(page.script)  # hashed as written
-    body = _ENV.from_string(page.body).render(**page.context)
-    return _ENV.from_string(SKELETON).render(
+    body = _environment().from_string(page.body).render(**page.context)
+    return _environment().from_string(SKELETON).render(
         csp=Markup(content_security_policy(css, script)), title=page.title, css=Markup(css), body=Markup(body),
         data_id=page.data_id, data=Markup(json_for_html(page.data)), script=Markup(script))
