@@ -323,6 +323,15 @@ def test_hostile_rolls_decisions_and_origins_show_as_text_at_every_step(watched,
     assert kinds == {"event", "roll", "decision", "end"}
     assert _read(watched, "[window.pwned === undefined, document.body.dataset.step, window.__violations]") == \
         [True, str(len(entries)), []]
+    step = next(k for k, at in enumerate(where, 1) if at)  # a rule file named like a script URL
+    where[step - 1][1] = "javascript:window.pwned=1"
+    path.write_text(replay_html(recording, look_of(loaded.rules), where), encoding="utf-8")
+    watched.get(path.as_uri())
+    watched.execute_script(f"var s = document.getElementById('slider'); s.value = '{step}';"
+                           "s.dispatchEvent(new Event('input'));")
+    link = watched.execute_script("var a = document.querySelector('#detail .rule a');"
+                                  " return [a.protocol, a.getAttribute('href')];")
+    assert link == ["file:", "./javascript:window.pwned=1"]
 
 
 def test_the_policy_stops_markup_forced_into_a_page(watched, tmp_path):

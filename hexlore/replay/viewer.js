@@ -177,6 +177,10 @@
     fill(unitLayer, out);
   }
 
+  // a rule file's path as a link to the file: "./" before a path that could read as a scheme
+  // ("javascript:..."), so it stays a path beside the page
+  function fileLink(path) { path = String(path); return /^[\/.]/.test(path) ? path : "./" + path; }
+
   function kind(text) { return html("span", {"class": "kind"}, [text]); }
 
   function die(f) {  // a face, coloured as the look says (a CSSOM style: the policy forbids style="")
@@ -192,7 +196,7 @@
     var head = [html("div", {}, ["#" + e.seq + " \u00b7 round " + e.round + " \u00b7 turn " + e.turn])];
     if (at) {
       head.push(html("div", {"class": "rule", "data-rule": at[0], "data-file": at[1], "data-line": String(at[2])}, [
-        "from ", html("a", {href: at[1]}, [at[0]]), " (" + String(at[1]).split("/").slice(-2).join("/") + ":" + at[2] + ")"]));
+        "from ", html("a", {href: fileLink(at[1])}, [at[0]]), " (" + String(at[1]).split("/").slice(-2).join("/") + ":" + at[2] + ")"]));
     }
     if (e.type === "roll") {
       return head.concat([kind("roll"), " " + e.die, html("div", {}, e.faces.map(die))]);
