@@ -420,3 +420,31 @@ def test_the_scan_sees_each_kind_of_write(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text(SAMPLE, encoding="utf-8")
     assert len(_writes(sample)) == SAMPLE.count("# a write")
+
+
+# ---------------------------------------------------------------------------
+# the documented examples are what the commands print
+# ---------------------------------------------------------------------------
+
+DOCS = (ROOT / "docs" / "diagnostics.md").read_text(encoding="utf-8")
+
+
+def _documented(code: str) -> str:
+    import re
+
+    return re.search(rf"^([^ \n].*?: error\[{code}\]: .*)$", DOCS, re.M).group(1)
+
+
+def test_the_documented_examples_are_what_is_printed(tmp_path, monkeypatch):
+    from hexlore.cli_files import clashes, read_log_lines
+    from hexlore.dsl.output_files import output_error
+
+    monkeypatch.chdir(tmp_path)
+    full = output_error("game.jsonl", OSError(errno.ENOSPC, "No space left on device")).diagnostic()
+    assert full.headline() == _documented("S130")
+    (tmp_path / "duel.lore").write_text("pack duel\n", encoding="utf-8")
+    [clash] = clashes({"--log": "duel.lore"}, ["duel.lore"])
+    assert clash.headline() == _documented("S131")
+    Path("game.jsonl").write_bytes(b'{"type":"setup"}\n{"type":"roll","face":"\xff\xfe"}\n')
+    lines, problem = read_log_lines("game.jsonl")
+    assert lines is None and problem.headline() == _documented("S132")

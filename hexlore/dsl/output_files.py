@@ -139,6 +139,18 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
+def _create_temporary(target: Path) -> tuple[int, Path]:
+    """A new private file beside ``target``, named so :func:`remove_stale_temporaries` can tell
+    whose it is (a separate function so a test can make a folder refuse files)."""
+    while True:
+        temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
+                           0o600), temporary
+        except FileExistsError:
+            continue
+
+
 def _write_chunk(stream: IO[bytes], data: bytes) -> None:
     """One write; a separate function so a test can stop the writer between two chunks."""
     stream.write(data)
@@ -191,14 +203,7 @@ class AtomicOutput:
             self._stream = open(target, "wb")
             return
         remove_stale_temporaries(target)
-        while True:
-            temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-            try:
-                fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
-                break
-            except FileExistsError:
-                continue
-        self._temporary = temporary
+        fd, self._temporary = _create_temporary(target)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held while writing: never taken for stale
             os.fchmod(fd, self.mode if self.mode is not None else
