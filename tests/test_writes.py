@@ -147,6 +147,19 @@ def test_text_that_cannot_be_encoded_is_a_clear_error_and_writes_nothing(tmp_pat
     assert target.read_text(encoding="utf-8") == PREVIOUS and leftovers(tmp_path) == []
 
 
+def test_a_file_kept_read_only_is_not_replaced(tmp_path, monkeypatch):
+    target = tmp_path / "kept.svg"
+    target.write_text(PREVIOUS, encoding="utf-8")
+    target.chmod(0o444)
+    real_access = os.access
+    # as root the kernel grants every access; ask as an ordinary user would be answered
+    monkeypatch.setattr(output_files.os, "access", lambda path, mode: False if Path(path) == target and mode == os.W_OK
+                        else real_access(path, mode))
+    with pytest.raises(OutputError, match="permission denied"):
+        write_atomically(target, "<svg/>")
+    assert target.read_text(encoding="utf-8") == PREVIOUS and leftovers(tmp_path) == []
+
+
 def test_an_output_keeps_its_permissions_and_a_new_one_gets_the_usual_ones(tmp_path):
     old = tmp_path / "old.svg"
     old.write_text(PREVIOUS, encoding="utf-8")

@@ -199,6 +199,8 @@ class AtomicOutput:
             info = None
         if info is not None and stat.S_ISDIR(info.st_mode):
             raise IsADirectoryError(errno.EISDIR, "is a folder")
+        if info is not None and not os.access(target, os.W_OK):  # a rename would replace a file kept read-only
+            raise PermissionError(errno.EACCES, "the file is read-only")
         if info is not None and not stat.S_ISREG(info.st_mode):  # a device or a pipe: no rename
             self._stream = open(target, "wb")
             return
