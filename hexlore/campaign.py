@@ -274,6 +274,8 @@ def play_adventure(opened: OpenedCampaign, adventure: Adventure, seed: int | Non
                             "someone edited the sheet during the game: play the adventure again "
                             "('hexlore campaign CAMPAIGN --adventure K')")]
     try:  # through a link to the sheet's target; a full disk leaves the sheet as it was (S130)
+        if log_file is not None and hasattr(log_file, "flush"):
+            log_file.flush()  # the adventure's log is written before the sheet records it
         write_atomically(campaign.sheet_path(), dump_sheet(units, history, next_revision(sheet.revision)))
     except OutputError as exc:
         return None, [exc.diagnostic()]

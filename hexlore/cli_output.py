@@ -85,6 +85,10 @@ class LogFile:
     def written(self) -> bool:
         return self._file is not None
 
+    def flush(self) -> None:
+        if self._file is not None:
+            self._file.flush()
+
     def close(self) -> None:
         """Put the entries written so far in place (a game abandoned keeps its log so far)."""
         if self._file is not None:
@@ -108,6 +112,9 @@ class _StandardOutput:
 
             raise output_error("standard output", exc) from None
         return len(text)
+
+    def flush(self) -> None:
+        self.commit()
 
     def commit(self) -> None:
         try:

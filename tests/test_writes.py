@@ -107,6 +107,16 @@ def test_a_device_that_is_full_is_a_clear_error(option, tmp_path):
     assert "error[S130]: cannot write '/dev/full': the disk is full" in done.stderr
 
 
+def test_a_campaign_log_on_a_full_device_stops_before_the_sheet_is_saved(campaign):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("this system has no /dev/full")
+    before = (campaign / SHEET).read_bytes()
+    done = run_bounded("campaign", CAMPAIGN, "--log", "/dev/full", cwd=campaign)
+    assert done.returncode == 1 and "Traceback" not in done.output, done.describe()
+    assert "error[S130]: cannot write '/dev/full'" in done.output
+    assert (campaign / SHEET).read_bytes() == before and leftovers(campaign) == []
+
+
 def test_a_full_disk_while_saving_the_sheet_leaves_the_sheet(campaign):
     before = (campaign / SHEET).read_bytes()
     done = run_limited(["campaign", CAMPAIGN], campaign, file_bytes=len(before))

@@ -186,6 +186,18 @@ class AtomicOutput:
             raise output_error(self.path, exc) from None
         return len(data)
 
+    def flush(self) -> None:
+        """Hand what is buffered to the file now, so a full disk is known before the caller
+        records something that depends on it (a campaign flushes its log before its sheet)."""
+        if self._stream is None or self._failed:
+            return
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            self.abort()
+            self._failed = True
+            raise output_error(self.path, exc) from None
+
     @property
     def opened(self) -> bool:
         return self._stream is not None
