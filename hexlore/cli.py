@@ -244,7 +244,7 @@ def replay_command(log: str, scenario: str, seed: int | None, max_rounds: int | 
     refuse_outputs_over_inputs({"--output": output}, [log, *scenario_inputs(loaded.sources)])
     lines, unreadable = read_log_lines(log)
     if lines is None:
-        sys.exit(print_diagnostics([unreadable], {}, "text") or 1)
+        sys.exit(print_diagnostics([unreadable] if unreadable else [], {}, "text") or 1)
     try:
         made = replay_log(lines, loaded, seed=seed, policies=dict(policy_options), max_rounds=max_rounds)
     except (ReplayMismatch, LookError) as exc:

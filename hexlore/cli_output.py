@@ -11,6 +11,7 @@ import click
 
 if TYPE_CHECKING:
     from .dsl.diagnostics import Diagnostic
+    from .dsl.output_files import AtomicOutput
 
 
 def escape(text: str) -> str:
@@ -68,7 +69,7 @@ class LogFile:
 
     def __init__(self, path: str):
         self.path = path
-        self._file = None
+        self._file: _StandardOutput | AtomicOutput | None = None
 
     @property
     def shown(self) -> str:

@@ -67,7 +67,7 @@ def output_error(path: str | Path, exc: BaseException) -> OutputError:
         return OutputError(path, f"the text holds a character that cannot be written as UTF-8 "
                            f"(U+{ord(exc.object[exc.start]):04X})", "remove the character from the pack or scenario")
     code = getattr(exc, "errno", None)
-    reason, hint = _REASONS.get(code, (getattr(exc, "strerror", None) or str(exc) or type(exc).__name__,
+    reason, hint = _REASONS.get(code if isinstance(code, int) else -1, (getattr(exc, "strerror", None) or str(exc) or type(exc).__name__,
                                        "check the path and the disk"))
     return OutputError(path, reason, hint)
 
@@ -103,7 +103,7 @@ def remove_stale_temporaries(target: str | Path) -> int:
     except OSError:
         return 0
     for name in names:
-        pid = int(pattern.fullmatch(name).group(1))
+        pid = int(name.split(".")[-3])  # .NAME.PID.RANDOM.tmp
         if pid != os.getpid() and _alive(pid):  # this process's own files are kept by their locks
             continue
         path = folder / name
@@ -175,11 +175,10 @@ class AtomicOutput:
         if self._failed:
             raise OutputError(self.path, "an earlier write failed", "see the error above")
         try:
-            if self._stream is None:
-                self._open()
+            stream = self._stream or self._open()
             encoded = data.encode("utf-8") if isinstance(data, str) else bytes(data)
             for start in range(0, len(encoded), CHUNK):
-                _write_chunk(self._stream, encoded[start:start + CHUNK])
+                _write_chunk(stream, encoded[start:start + CHUNK])
         except (OSError, UnicodeEncodeError) as exc:
             self.abort()
             self._failed = True
@@ -202,7 +201,7 @@ class AtomicOutput:
     def opened(self) -> bool:
         return self._stream is not None
 
-    def _open(self) -> None:
+    def _open(self) -> IO[bytes]:
         target = Path(os.path.realpath(self.path))  # a link is written through: the link stays
         self._target = target
         try:
@@ -215,7 +214,7 @@ class AtomicOutput:
             raise PermissionError(errno.EACCES, "the file is read-only")
         if info is not None and not stat.S_ISREG(info.st_mode):  # a device or a pipe: no rename
             self._stream = open(target, "wb")
-            return
+            return self._stream
         remove_stale_temporaries(target)
         fd, self._temporary = _create_temporary(target)
         try:
@@ -225,19 +224,19 @@ class AtomicOutput:
         except OSError:
             pass
         self._stream = os.fdopen(fd, "wb")
+        return self._stream
 
     def commit(self) -> None:
         """Make the written bytes the target's content (an empty file if nothing was written)."""
         if self._failed:
             return
         try:
-            if self._stream is None:
-                self._open()
-            self._stream.flush()
+            stream = self._stream or self._open()
+            stream.flush()
             if self._temporary is not None:
-                os.fsync(self._stream.fileno())
-            self._stream.close()
-            if self._temporary is not None:
+                os.fsync(stream.fileno())
+            stream.close()
+            if self._temporary is not None and self._target is not None:
                 os.replace(self._temporary, self._target)
                 self._temporary = None
                 _sync_folder(self._target.parent)
