@@ -23,7 +23,8 @@ from typing import IO, Any
 
 from .loading import Loaded, bundled_scenarios_root, declared_search_paths, open_scenario, unique_diagnostics
 from .compiler.packs import inside, resolved
-from .dsl.files import is_file, read_source
+from .dsl.confine import command_line_root, read_confined
+from .dsl.files import is_file
 from .dsl.diagnostics import Diagnostic, Source, did_you_mean, error
 from .runtime.scenarios.campaign_files import (Adventure, Campaign, Sheet, dump_sheet, load_campaign, load_sheet,
                                      write_atomically)
@@ -134,10 +135,9 @@ def open_campaign(path: str | Path) -> OpenedCampaign:
     campaign, diags = load_campaign(path, partial=True)
     opened = OpenedCampaign(campaign, diagnostics=list(diags))
     if campaign is None:
-        try:
-            opened.sources[str(path)] = read_source(path)
-        except (OSError, UnicodeDecodeError):
-            pass
+        text, _ = read_confined(path, command_line_root(path))  # for quoting: inside the project only
+        if text is not None:
+            opened.sources[str(path)] = Source(str(path), text)
         return opened
     opened.sources[campaign.path] = campaign.source
     sheet_path = campaign.sheet_path()
@@ -195,10 +195,9 @@ def check_sheet(path: str | Path) -> tuple[list[Diagnostic], dict[str, Source]]:
     sheet, diags = load_sheet(path, partial=True)
     sources = {sheet.path: sheet.source} if sheet is not None else {}
     if sheet is None:
-        try:
-            sources[str(path)] = read_source(path)
-        except (OSError, UnicodeDecodeError):
-            pass
+        text, _ = read_confined(path, command_line_root(path))
+        if text is not None:
+            sources[str(path)] = Source(str(path), text)
     return diags, sources
 
 

@@ -43,8 +43,16 @@ def _console(**options) -> Console:
               help="A folder searched for packs after the scenario's own (repeatable; added "
                    "before the folders of HEXLORE_PATH). Packs are read only from the scenario's "
                    "folder, these folders and the bundled rules.")
-def main(packs_path: tuple[str, ...] = ()) -> None:
+@click.option("--root", "root", type=click.Path(file_okay=False, exists=True), default=None,
+              help="The project root: no file outside it is read, links followed (besides the bundled "
+                   "rules and scenarios and the --packs-path folders). Default: the working directory "
+                   "for the paths check is given, a scenario's own folder tree for its packs.")
+def main(packs_path: tuple[str, ...] = (), root: str | None = None) -> None:
     """Compile, check, play and test hex-grid board game rules written in Lore."""
+    if root:  # in the environment too, like --packs-path (hexlore/dsl/confine.py reads it)
+        from .dsl.confine import ROOT_VARIABLE
+
+        os.environ[ROOT_VARIABLE] = os.path.abspath(root)
     if packs_path:  # in the environment, so sweep workers and every API call see the same paths
         from .loading import PATH_VARIABLE
 
@@ -205,6 +213,11 @@ def replay_command(log: str, scenario: str, seed: int | None, max_rounds: int | 
         sys.exit(print_diagnostics(loaded.diagnostics, loaded.sources, "text") or 1)
     if "human" in policy_options.values():
         raise click.BadParameter("a person's decisions cannot be played again", param_hint="'--policy'")
+    from .dsl.confine import command_line_root, confine
+
+    if confine(log, command_line_root(log)) is None:  # a log may be larger than a rules file: not read_confined
+        click.echo(f"no replay written: '{log}' leads outside the project root; it is not read", err=True)
+        sys.exit(1)
     with open(log, encoding="utf-8") as f:
         lines = f.read().splitlines()
     try:

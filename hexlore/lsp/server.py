@@ -16,6 +16,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 from .analysis import Analysis, Documents
+from ..dsl.confine import Roots, trusted_roots
 from ..dsl import ast
 from .completion import complete, in_yaml
 from .convert import cursor, diagnostic, position
@@ -42,7 +43,25 @@ class LoreServer(LanguageServer):
 
     # -- documents
     def path(self, uri: str) -> str:
-        return str(Path(to_fs_path(uri) or uri).resolve())
+        """The document's resolved path (the key of every table), confined to the workspace
+        folders (hexlore/dsl/confine.py): a link leading out is noted, never read."""
+        if self.documents.roots is None and self.workspace_folders():
+            self.documents.roots = Roots.of(self.workspace_folders()) + trusted_roots()
+        written = to_fs_path(uri) or uri
+        path = str(Path(written).resolve())
+        self.documents.admit(written, path)
+        return path
+
+    def workspace_folders(self) -> list[str]:
+        """The folders the editor opened (the roots), as paths."""
+        try:
+            workspace = self.workspace
+        except RuntimeError:  # not initialised yet
+            return []
+        folders = [to_fs_path(f.uri) for f in (workspace.folders or {}).values()]
+        if not folders and workspace.root_path:
+            folders = [workspace.root_path]
+        return [f for f in folders if f]
 
     def lines(self, path: str) -> list[str]:
         return self.documents.text(path).split("\n")
