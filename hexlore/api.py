@@ -11,6 +11,7 @@ by the functions that use it, so that ``hexlore check`` of a pack starts without
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -105,9 +106,9 @@ def _looks_outside(loaded: Loaded) -> list[Diagnostic]:
 
     if loaded.rules is None:
         return []
+    shown = [display_path(Path(path), resolve=False) for path in refused_looks(list(loaded.rules.sources))]
     return [error(LOOK_OUTSIDE, f"'{path}' leads outside its pack's folder; the look is not read", path,
-                  Span(), "copy the look file into the pack's folder instead of linking it")
-            for path in refused_looks(list(loaded.rules.sources))]
+                  Span(), "copy the look file into the pack's folder instead of linking it") for path in shown]
 
 
 def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
@@ -123,8 +124,8 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
             found_lore, found_yaml = _walk(path, diagnostics)
             lore += found_lore
             scenarios += found_yaml
-        elif (is_file(path) and path.suffix in (".lore", ".yaml", ".yml")
-              and confine(path, command_line_root(path)) is None):
+        elif (os.path.lexists(path) and path.suffix in (".lore", ".yaml", ".yml")
+              and confine(path, command_line_root(path)) is None):  # a link out, even one that dangles
             diagnostics.append(_outside_root(p))
         elif path.suffix == ".lore" and is_file(path):
             lore.append(str(path))

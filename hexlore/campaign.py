@@ -35,6 +35,7 @@ __all__ = ["AdventureResult", "CampaignUsageError", "OpenedCampaign", "check_cam
            "open_campaign", "play_campaign"]
 
 MISSING_FILE = "S011"
+OUTSIDE_PROJECT = "S122"  # a sheet that leads outside the project (hexlore/dsl/confine.py)
 NOT_ON_SHEET = "S117"
 SHEET_BUSY = "S017"
 SHEET_CHANGED = "S018"
@@ -143,7 +144,11 @@ def open_campaign(path: str | Path) -> OpenedCampaign:
     sheet_path = campaign.sheet_path()
     if not campaign.sheet:
         pass  # the schema error says what is wrong with 'sheet:'
-    elif not is_file(sheet_path) or not inside(sheet_path, project_folders(campaign.path)):
+    elif os.path.lexists(sheet_path) and not inside(sheet_path, project_folders(campaign.path)):
+        opened.diagnostics.append(error(OUTSIDE_PROJECT, f"the sheet '{campaign.sheet}' leads outside the project; "
+                                        "it is not read", campaign.path, campaign.span_of("sheet"),
+                                        "keep the sheet in the campaign's project instead of linking it"))
+    elif not is_file(sheet_path):
         opened.diagnostics.append(error(MISSING_FILE, f"no sheet file '{campaign.sheet}'", campaign.path,
                                         campaign.span_of("sheet"), f"looked for {sheet_path}: the sheet "
                                         "is relative to the campaign file (docs/campaigns.md shows one)"))

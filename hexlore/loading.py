@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .compiler import RuleSet, compile_packs
-from .compiler.packs import PackLoader, bundled_rules_root, inside, resolved
+from .compiler.packs import PackLoader, bundled_rules_root, display_path, inside, resolved
 from .dsl.confine import (PATH_VARIABLE, Roots, command_line_root, confine, declared_folders, project_root,
                           read_confined, trusted_roots)
 from .dsl.diagnostics import Diagnostic, Severity, Source, Span, did_you_mean, error
@@ -309,7 +309,7 @@ def open_scenario(name: str, text: str | None = None) -> Loaded:
     _, refused_rules = project_rules(path)
     if refused_rules is not None:
         loaded.diagnostics.append(error(
-            RULES_LINK_OUTSIDE, f"the project's rules folder '{refused_rules}' leads outside the project; "
+            RULES_LINK_OUTSIDE, f"the project's rules folder '{display_path(refused_rules, resolve=False)}' leads outside the project; "
             "no pack is looked up in it", scenario.path, scenario.span_of("packs"),
             "make 'rules' a folder of the project instead of a link, or name the folder it links to "
             "with --packs-path"))
