@@ -143,8 +143,8 @@ def declared_search_paths() -> list[Path]:
 
 def project_rules(scenario_path: Path) -> tuple[Path | None, Path | None]:
     """(the project's ``rules/`` folder, a ``rules/`` refused): the nearest ``rules/`` above the
-    scenario's folder, used only when it lies, links followed, inside the folder that holds it
-    (the project) and inside ``--root`` when one is given. A ``rules -> ../outside`` (or a link
+    scenario's folder, used only when it lies, links followed, inside the project: ``--root``
+    when one is given, else the folder that holds it. A ``rules -> ../outside`` (or a link
     to ``/``) committed in a repository is refused (S120) instead of searched."""
     try:
         parents = Path(os.path.abspath(scenario_path)).parents
@@ -153,9 +153,9 @@ def project_rules(scenario_path: Path) -> tuple[Path | None, Path | None]:
     for parent in parents:
         rules = parent / "rules"
         if is_dir(rules):
-            root = project_root()
-            if confine(rules, Roots.of([parent])) is None or \
-                    (root is not None and confine(rules, Roots.of([root]) + trusted_roots()) is None):
+            root = project_root()  # --root names the project; else the folder holding rules/ is it
+            project = Roots.of([root]) + trusted_roots() if root is not None else Roots.of([parent])
+            if confine(rules, project) is None:
                 return None, rules
             return rules, None
     return None, None

@@ -53,7 +53,7 @@ class LookOutside(LookError):
     """A look file that leads, links followed, outside its pack's folder: not read (S121)."""
 
     def __init__(self, path: str):
-        super().__init__(f"{path}: the look file leads outside its pack's folder; it is not read")
+        super().__init__(f"{path}: the look file leads outside its pack's folder (S121); it is not read")
         self.path = path
 
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..dsl import ast
-from ..dsl.confine import Roots, Walked, command_line_root, confine, walk
+from ..dsl.confine import Roots, Walked, command_line_root, confine, read_confined, walk
 from ..dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
-from ..dsl.files import is_dir, is_file, read_text
+from ..dsl.files import is_dir, is_file
 from ..dsl.parser import parse_source
 
 PACK_NOT_FOUND = "C001"
@@ -184,7 +184,7 @@ class PackLoader:
         if key in self._name_of_file:
             return self._name_of_file[key]
         shown = display_path(path)
-        text, problem = (self.overlay[key], None) if key in self.overlay else read_text(path, "pack")
+        text, problem = (self.overlay[key], None) if key in self.overlay else read_confined(path, self._roots() + command_line_root(path), "pack")
         if text is None:
             self.result.diagnostics.append(error(CANNOT_READ_PACK, problem.message, shown, problem.span,
                                                  problem.hint))
