@@ -2,7 +2,7 @@
 
 An AST scan of ``hexlore/`` finds each call that opens, reads or lists files (``open``,
 ``os.open``, ``read_text``, ``read_bytes``, ``Path.open``, ``glob``/``rglob``/``os.walk``…,
-and the bounded readers ``read_text``/``read_source`` of ``hexlore/dsl/files.py``). Each must
+and the bounded reader ``read_text`` of ``hexlore/dsl/files.py``). Each must
 be in ``hexlore/dsl/confine.py`` or ``hexlore/dsl/files.py`` (the confinement and the reader it
 uses), or sit in a function that asks the confinement (``confine``, ``read_confined``, ``walk``,
 ``read_input``…), or be on the short list below, each with why it reads no project input.
@@ -34,7 +34,7 @@ ALLOWED = {
     ("hexlore/runtime/scenarios/campaign_files.py", "_sync_folder"): "opens a folder to flush a rename (a write)",
 }
 METHODS = {"read_text", "read_bytes", "open", "glob", "rglob", "iterdir", "fdopen", "walk", "scandir", "listdir"}
-READERS = {"open", "read_text", "read_source"}
+READERS = {"open", "read_text"}
 WRITE_MODES = ("w", "a", "x")
 
 

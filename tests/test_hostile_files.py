@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import time
+from pathlib import Path
 
 import pytest
 
@@ -241,3 +243,42 @@ def test_links_inside_the_project_and_declared_folders_still_work(project, tmp_p
     outcome = run_bounded("--root", str(folder), "run", "battlelore/spider_ford", "--max-rounds", "1",
                           cwd=tmp_path)  # the bundled scenarios and rules are trusted under any root
     assert outcome.returncode == 0, outcome.describe()
+
+
+def _published_until(client, uri: str) -> list[dict]:
+    """Every diagnostics notification the server sends until (and with) the one for ``uri``."""
+    seen = []
+    end = time.monotonic() + 20
+    while True:
+        note = client._notes.get(timeout=max(end - time.monotonic(), 0.01))
+        if note["method"] == "textDocument/publishDiagnostics":
+            seen.append(note["params"])
+            if note["params"]["uri"] == uri:
+                return seen
+
+
+def test_the_language_server_reads_nothing_outside_its_workspace(project):
+    pytest.importorskip("pygls")
+    from lsp_client import Client
+
+    folder, secret = project
+    _secrets(secret.parent)
+    leak = secret.parent / "leak.lore"
+    (folder / "evil.lore").symlink_to(leak)  # a linked file the editor opens, and a sibling of mine.lore
+    client = Client(folder)
+    try:
+        client.start(folder)
+        evil = Path(os.path.abspath(folder / "evil.lore")).as_uri()  # as the editor names it: the link
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": evil, "languageId": "lore", "version": 1,
+                                                                "text": leak.read_text(encoding="utf-8")}})
+        mine = client.open(folder / "mine.lore")  # its folder holds the link too
+        published = _published_until(client, mine)
+        assert MARKER not in json.dumps(published), published
+        outside = [p["uri"] for p in published if not p["uri"].startswith(folder.as_uri() + "/")]
+        assert outside == [], published  # no file outside the workspace was compiled
+        codes = [d.get("code") for p in published if p["uri"] == evil for d in p["diagnostics"]]
+        assert codes == ["C023"], published
+        assert client.request("textDocument/hover", {"textDocument": {"uri": evil},
+                                                     "position": {"line": 1, "character": 2}}) is None
+    finally:
+        client.stop()

@@ -40,6 +40,8 @@ class LoreServer(LanguageServer):
         self._pending: dict[str, asyncio.TimerHandle] = {}
         #: files that were last published with diagnostics
         self._published: set[str] = set()
+        #: documents outside the workspace -> the URI the editor named them by
+        self._uris: dict[str, str] = {}
 
     # -- documents
     def path(self, uri: str) -> str:
@@ -50,6 +52,8 @@ class LoreServer(LanguageServer):
         written = to_fs_path(uri) or uri
         path = str(Path(written).resolve())
         self.documents.admit(written, path)
+        if path in self.documents.outside:
+            self._uris[path] = uri  # its C023 goes to the document the editor shows, not the link's target
         return path
 
     def workspace_folders(self) -> list[str]:
@@ -83,8 +87,9 @@ class LoreServer(LanguageServer):
         for file in sorted(files):
             found = analysis.diagnostics.get(file, [])
             lines = self.lines(file)
+            uri = self._uris.get(file) if file in self.documents.outside else None
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-                uri=from_fs_path(file) or Path(file).as_uri(), diagnostics=[diagnostic(d, lines) for d in found]))
+                uri=uri or from_fs_path(file) or Path(file).as_uri(), diagnostics=[diagnostic(d, lines) for d in found]))
             if found:
                 self._published.add(file)
             else:
