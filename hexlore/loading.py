@@ -344,6 +344,12 @@ def open_variant(name: str, extra_packs: list[str] | tuple[str, ...] = ()) -> Lo
     if not extra_packs or not loaded.playable:
         return loaded
     path = Path(loaded.scenario.path)
+    outside = [p for p in extra_packs if confine(p, command_line_root(p)) is None]
+    if outside:  # a variant that is a link leading out of the project is not read
+        loaded.diagnostics.append(error("C023", f"'{outside[0]}' leads outside the project root; it is not read",
+                                        outside[0], Span(), "copy the variant into the project, or name its "
+                                        "folder with --root"))
+        return loaded
     missing = [p for p in extra_packs if not Path(p).is_file()]
     if missing:
         loaded.diagnostics.append(error(NO_SUCH_FILE, f"no pack file '{missing[0]}'", missing[0], Span(),

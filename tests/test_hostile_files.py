@@ -282,3 +282,14 @@ def test_the_language_server_reads_nothing_outside_its_workspace(project):
                                                      "position": {"line": 1, "character": 2}}) is None
     finally:
         client.stop()
+
+
+def test_a_linked_variant_or_graph_path_is_refused(project):
+    folder, secret = project
+    _secrets(secret.parent)
+    (folder / "variant.lore").symlink_to(secret.parent / "leak.lore")
+    (folder / "rules").symlink_to("../outside", target_is_directory=True)
+    _no_secret(run_bounded("sweep", "battlelore/spider_ford", "--games", "1", "--vs", "variant.lore", cwd=folder,
+                           cpu_seconds=30), "C023")
+    for path in ("variant.lore", "rules"):
+        _no_secret(run_bounded("graph", path, cwd=folder), "C019")
