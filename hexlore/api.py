@@ -231,14 +231,14 @@ def test(paths: list[str], name: str | None = None) -> tuple[list[TestOutcome], 
     each fails as "not run", and the errors come back with the diagnostics.
     """
     files: list[str] = []
+    diagnostics: list[Diagnostic] = []  # folders and files leading outside the project first (C023, C019)
     for p in paths:
         path = Path(p)
         if is_dir(path):
-            files += _walk(path, "*.y*ml")
+            files += _walk(path, diagnostics)[1]
         else:
             files.append(p)
     outcomes: list[TestOutcome] = []
-    diagnostics: list[Diagnostic] = []
     sources: dict = {}
     for f in files:
         if yaml_kind(f) != "scenario":

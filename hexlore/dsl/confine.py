@@ -108,8 +108,11 @@ def declared_folders() -> list[Path]:
 def trusted_roots() -> Roots:
     """The folders every command may read: the bundled rules and scenarios (inside the package,
     or at the top of a source checkout) and the folders the user declared."""
-    shipped = [base / name for base in (_PACKAGE, _PACKAGE.parent) for name in ("rules", "scenarios")
-               if (base / name).is_dir()]
+    shipped = []
+    for name in ("rules", "scenarios"):  # in the wheel, else at the top of a source checkout
+        found = next((base / name for base in (_PACKAGE, _PACKAGE.parent) if (base / name).is_dir()), None)
+        if found is not None:
+            shipped.append(found)
     return Roots.of(shipped + declared_folders())
 
 
