@@ -156,7 +156,8 @@ class PackLoader:
             if request.endswith(".lore"):
                 return _named([self._load_file(path)])
             if not self._files_for(request):
-                return _named(self._load_file(f) for f in self._confined(_lore_files(path, allowed), origin, allowed))
+                files = self._confined(_lore_files(path, allowed), origin, allowed)
+                return _named(self._load_file(f) for f in files)
         refused_before = len(self._refused)
         files = self._files_for(request, origin)
         if not files and len(self._refused) > refused_before:
@@ -184,7 +185,10 @@ class PackLoader:
         if key in self._name_of_file:
             return self._name_of_file[key]
         shown = display_path(path)
-        text, problem = (self.overlay[key], None) if key in self.overlay else read_confined(path, self._roots() + command_line_root(path), "pack")
+        if key in self.overlay:
+            text, problem = self.overlay[key], None
+        else:  # found by name inside the roots, or named by the caller where it is written
+            text, problem = read_confined(path, self._roots() + command_line_root(path), "pack")
         if text is None:
             self.result.diagnostics.append(error(CANNOT_READ_PACK, problem.message, shown, problem.span,
                                                  problem.hint))
