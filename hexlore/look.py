@@ -128,7 +128,7 @@ def read_look_file(path: Path) -> dict:
         raise LookOutside(str(path))
     text, problem = read_confined(path, folder, "look")
     if text is None:
-        raise LookError(f"{path}: {problem.message}")
+        raise LookError(f"{path}: {problem.message if problem else 'cannot read the look'}")
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
