@@ -11,17 +11,24 @@ by the functions that use it, so that ``hexlore check`` of a pack starts without
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .compiler import compile_packs
 from .dsl.diagnostics import Diagnostic, Source, Span, error
-from .compiler.packs import PACK_OUTSIDE_ROOTS, display_path, inside, resolved
+from .compiler.packs import PACK_OUTSIDE_ROOTS, display_path
+from .dsl.confine import Roots, command_line_root, confine, walk
 from .dsl.files import is_dir, is_file
 from .loading import (COMPILE_CACHE, NO_SUCH_FILE, PATH_VARIABLE, CompileCache, Loaded,  # noqa: F401 (public)
                       bundled_scenarios_root, declared_search_paths, open_scenario, open_variant, resolve_scenario,
                       search_paths_for, unique_diagnostics, yaml_kind)
+
+#: a path named to check (or an editor's document) that leads outside the project root
+PATH_OUTSIDE_ROOT = "C023"
+#: a pack's look.yaml that is a link leading outside the pack's folder
+LOOK_OUTSIDE = "S121"
 
 if TYPE_CHECKING:
     from .runtime.engine.game import Game, GameResult
@@ -50,29 +57,34 @@ def __getattr__(name: str) -> Any:
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-def _walk(folder: Path, pattern: str, refused: list[Diagnostic] | None = None) -> list[str]:
-    """Files under ``folder``, leaving out hidden ones (``.github/``, ``.pre-commit-config.yaml``,
-    virtual environments) and ``schema`` folders: YAML there is no scenario. A file that is a
-    link leading out of the folder is not read (``refused`` gets a C019 for it)."""
-    found = []
-    try:
-        files = sorted(folder.rglob(pattern))
+def _walk(folder: Path, refused: list[Diagnostic]) -> tuple[list[str], list[str]]:
+    """The ``.lore`` and YAML files under ``folder``, leaving out hidden ones (``.github/``,
+    ``.pre-commit-config.yaml``, virtual environments) and ``schema`` folders: YAML there is no
+    scenario. The folder must lie inside the project root (C023 if it leads out: ``rules ->
+    ../outside`` or a link to ``/`` walks nothing); linked folders are not followed, and a link
+    inside it that leads out of the folder is not read (``refused`` gets a C019 for it)."""
+    shown_folder = display_path(folder, resolve=False)
+    if confine(folder, command_line_root(folder)) is None:
+        refused.append(_outside_root(str(folder)))
+        return [], []
+    try:  # inside the project, and each file inside the folder checked
+        walked = walk(folder, Roots.of([folder]), lambda name: name.endswith((".lore", ".yaml", ".yml")),
+                      prune=lambda name: name.startswith(".") or name == "schema")
     except OSError:
-        return found
-    root = resolved([folder])
-    for f in files:
-        parts = f.relative_to(folder).parts
-        if any(p.startswith(".") for p in parts) or "schema" in parts:
-            continue
-        if not inside(f, root):
-            if refused is not None:
-                shown = display_path(f, resolve=False)
-                refused.append(error(PACK_OUTSIDE_ROOTS, f"'{shown}' is a link that leads outside "
-                                     f"'{display_path(folder, resolve=False)}'; it is not read", shown, Span(),
-                                     "check the file it links to directly, or copy it into the folder"))
-            continue
-        found.append(str(f))
-    return found
+        return [], []
+    for f in walked.refused:
+        shown = display_path(Path(f), resolve=False)
+        refused.append(error(PACK_OUTSIDE_ROOTS, f"'{shown}' is a link that leads outside "
+                             f"'{shown_folder}'; it is not read", shown, Span(),
+                             "check the file it links to directly, or copy it into the folder"))
+    return [f for f in walked.files if f.endswith(".lore")], [f for f in walked.files if not f.endswith(".lore")]
+
+
+def _outside_root(path: str) -> Diagnostic:
+    """C023: a path named to check that leads, links followed, outside the project root."""
+    return error(PATH_OUTSIDE_ROOT, f"'{path}' leads outside the project root; it is not read", path, Span(),
+                 "check it from the folder it belongs to, name that folder with --root, or copy the files "
+                 "into the project instead of linking them")
 
 
 def _check_look(path: str) -> list[Diagnostic]:
@@ -88,6 +100,17 @@ def _check_look(path: str) -> list[Diagnostic]:
     return []
 
 
+def _looks_outside(loaded: Loaded) -> list[Diagnostic]:
+    """S121 for each look file of the scenario's packs that leads outside its pack's folder."""
+    from .look import refused_looks
+
+    if loaded.rules is None:
+        return []
+    shown = [display_path(Path(path), resolve=False) for path in refused_looks(list(loaded.rules.sources))]
+    return [error(LOOK_OUTSIDE, f"'{path}' leads outside its pack's folder; the look is not read", path,
+                  Span(), "copy the look file into the pack's folder instead of linking it") for path in shown]
+
+
 def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
     """Check rule files and scenarios; every problem found, sorted by file, line, column."""
     from .look import LOOK_FILE
@@ -98,8 +121,12 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
     for p in paths:
         path = Path(p)
         if is_dir(path):
-            lore += _walk(path, "*.lore", diagnostics)
-            scenarios += _walk(path, "*.y*ml", diagnostics)
+            found_lore, found_yaml = _walk(path, diagnostics)
+            lore += found_lore
+            scenarios += found_yaml
+        elif (os.path.lexists(path) and path.suffix in (".lore", ".yaml", ".yml")
+              and confine(path, command_line_root(path)) is None):  # a link out, even one that dangles
+            diagnostics.append(_outside_root(p))
         elif path.suffix == ".lore" and is_file(path):
             lore.append(str(path))
         elif path.suffix in (".yaml", ".yml") and is_file(path):
@@ -124,7 +151,7 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
         kind = yaml_kind(s)
         if kind == "scenario":
             loaded = open_scenario(s)
-            found, more = loaded.diagnostics, loaded.sources
+            found, more = loaded.diagnostics + _looks_outside(loaded), loaded.sources
         else:  # campaign files and sheets (docs/campaigns.md)
             from . import campaign as campaigns
 
@@ -182,6 +209,9 @@ def render(name: str, seed: int | None = None, rounds: int = 0,
     loaded = open_scenario(name)
     if not loaded.playable:  # a problem inside the tests does not change the position
         return None, loaded.diagnostics, loaded.sources
+    outside = _looks_outside(loaded)
+    if outside:  # a link to a file of the machine is not drawn from (nor quoted)
+        return None, outside, loaded.sources
     try:
         game = Game(loaded.rules, loaded.scenario, seed=seed, policies=policies)
         if rounds > 0:
@@ -201,14 +231,14 @@ def test(paths: list[str], name: str | None = None) -> tuple[list[TestOutcome], 
     each fails as "not run", and the errors come back with the diagnostics.
     """
     files: list[str] = []
+    diagnostics: list[Diagnostic] = []  # folders and files leading outside the project first (C023, C019)
     for p in paths:
         path = Path(p)
         if is_dir(path):
-            files += _walk(path, "*.y*ml")
+            files += _walk(path, diagnostics)[1]
         else:
             files.append(p)
     outcomes: list[TestOutcome] = []
-    diagnostics: list[Diagnostic] = []
     sources: dict = {}
     for f in files:
         if yaml_kind(f) != "scenario":

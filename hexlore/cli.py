@@ -60,8 +60,16 @@ class _Commands(click.Group):
               help="A folder searched for packs after the scenario's own (repeatable; added "
                    "before the folders of HEXLORE_PATH). Packs are read only from the scenario's "
                    "folder, these folders and the bundled rules.")
-def main(packs_path: tuple[str, ...] = ()) -> None:
+@click.option("--root", "root", type=click.Path(file_okay=False, exists=True), default=None,
+              help="The project root: no file outside it is read, links followed (besides the bundled "
+                   "rules and scenarios and the --packs-path folders). Default: the working directory "
+                   "for the paths check is given, a scenario's own folder tree for its packs.")
+def main(packs_path: tuple[str, ...] = (), root: str | None = None) -> None:
     """Compile, check, play and test hex-grid board game rules written in Lore."""
+    if root:  # in the environment too, like --packs-path (hexlore/dsl/confine.py reads it)
+        from .dsl.confine import ROOT_VARIABLE
+
+        os.environ[ROOT_VARIABLE] = os.path.abspath(root)
     if packs_path:  # in the environment, so sweep workers and every API call see the same paths
         from .loading import PATH_VARIABLE
 

@@ -22,6 +22,7 @@ they are (water is blue, woods are green), else one from a pale palette.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,14 @@ KEYS = ("terrain", "sides", "marks", "faces", "strength")
 
 class LookError(Exception):
     """A look file that cannot be used: its path and what is wrong."""
+
+
+class LookOutside(LookError):
+    """A look file that leads, links followed, outside its pack's folder: not read (S121)."""
+
+    def __init__(self, path: str):
+        super().__init__(f"{path}: the look file leads outside its pack's folder (S121); it is not read")
+        self.path = path
 
 
 @dataclass
@@ -112,11 +121,33 @@ def read_look_file(path: Path) -> dict:
     so that naming the look file (``check`` of a pack) loads none of it."""
     import yaml
 
+    from .dsl.confine import Roots, confine, read_confined
+
+    folder = Roots.of([Path(os.path.abspath(path)).parent])  # a look is its pack folder's own
+    if confine(path, folder) is None:
+        raise LookOutside(str(path))
+    text, problem = read_confined(path, folder, "look")
+    if text is None:
+        raise LookError(f"{path}: {problem.message if problem else 'cannot read the look'}")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
         raise LookError(f"{path}: cannot read the look: {exc}") from exc
     return _check(data, str(path))
+
+
+def refused_looks(source_paths: list[str]) -> list[str]:
+    """The look files beside a rule set's packs that lead outside their folder (S121): ``check``
+    reports them, as ``render`` and the replay pages refuse them."""
+    from .compiler.packs import bundled_rules_root
+    from .dsl.confine import Roots, confine
+
+    out = []
+    for folder in look_folders(source_paths, bundled_rules_root().resolve()):
+        path = folder / LOOK_FILE
+        if path.is_file() and confine(path, Roots.of([folder])) is None:
+            out.append(str(path))
+    return out
 
 
 def look_folders(source_paths: list[str], bundled_root: Path) -> list[Path]:

@@ -29,9 +29,8 @@ import yaml
 from jsonschema import Draft202012Validator, ValidationError
 
 from hexlore.dsl.diagnostics import Diagnostic, Source, Span, error
-from hexlore.dsl.files import read_text
-from hexlore.runtime.scenarios.located_yaml import (CANNOT_READ, NOT_A_SCENARIO, SchemaReporter, SpanIndexer, bad_paths,
-                                          cached_schema, compose, construct, node_span, sorted_diagnostics,
+from hexlore.runtime.scenarios.located_yaml import (NOT_A_SCENARIO, SchemaReporter, SpanIndexer, bad_paths,
+                                          cached_schema, compose, construct, node_span, read_input, sorted_diagnostics,
                                           syntax_error)
 from hexlore.runtime.scenarios.builder import ScenarioBuilder
 from hexlore.runtime.scenarios.model import Action, NameSet, Scenario, ScenarioTest, SideSpec, UnitPlacement
@@ -81,11 +80,10 @@ def _schema_errors(data) -> list[ValidationError]:
 
 def load_scenario(path: str | Path, partial: bool = False) -> tuple[Scenario | None, list[Diagnostic]]:
     """Read and check a scenario file; never raises on bad input (see :func:`load_scenario_text`)."""
-    shown = str(path)
-    text, problem = read_text(path, "scenario")
+    text, problems = read_input(path, "scenario")
     if text is None:
-        return None, [error(CANNOT_READ, problem.message, shown, problem.span, problem.hint)]
-    return load_scenario_text(text, shown, partial)
+        return None, problems
+    return load_scenario_text(text, str(path), partial)
 
 
 def load_scenario_text(text: str, path: str = "<string>",

@@ -19,6 +19,7 @@ import yaml
 if TYPE_CHECKING:  # only the loaders that validate import jsonschema: the engine's models do not need it
     from jsonschema.exceptions import ValidationError
 
+from hexlore.dsl.confine import Roots, command_line_root, confine, read_confined
 from hexlore.dsl.diagnostics import Diagnostic, Span, did_you_mean, error
 from hexlore.dsl.limits import MAX_INT, MAX_YAML_DEPTH, MAX_YAML_NODES, int_in_bounds
 
@@ -32,6 +33,7 @@ SCHEMA = "S003"
 YAML_INT_TOO_LARGE = "S012"
 YAML_TOO_DEEP = "S013"
 YAML_TOO_LARGE = "S014"
+OUTSIDE_PROJECT = "S122"
 
 
 # ---------------------------------------------------------------------------
@@ -39,6 +41,22 @@ YAML_TOO_LARGE = "S014"
 # ---------------------------------------------------------------------------
 
 _LIBYAML_LOADER = getattr(yaml, "CSafeLoader", None)
+
+
+def read_input(path: str | Path, what: str, roots: Roots | None = None) -> tuple[str | None, list[Diagnostic]]:
+    """The text of a scenario, campaign or sheet file, or the diagnostic why not: ``S122`` when
+    it leads, links followed, outside the project (``roots``; by default those of a path named
+    on the command line, :func:`hexlore.dsl.confine.command_line_root`), naming only the path as
+    given; ``S000`` when it cannot be read."""
+    roots = roots if roots is not None else command_line_root(path)
+    if confine(path, roots) is None:
+        return None, [error(OUTSIDE_PROJECT, f"'{path}' leads outside the project; the {what} is not read",
+                            str(path), Span(), "copy the file into the project, or give the folder it lies in "
+                            "with --root")]
+    text, problem = read_confined(path, roots, what)
+    if text is None:
+        return None, [error(CANNOT_READ, problem.message, str(path), problem.span, problem.hint)]
+    return text, []
 
 
 def compose(text: str) -> yaml.Node | None:
