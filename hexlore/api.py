@@ -75,17 +75,41 @@ def _walk(folder: Path, pattern: str, refused: list[Diagnostic] | None = None) -
     return found
 
 
-def _check_look(path: str) -> list[Diagnostic]:
-    """A pack's look file: S003 naming what is wrong, or nothing."""
-    from .look import LookError, read_look_file
+class _Looks:
+    """The look files one ``check`` validates: each once, however many packs, scenarios and
+    folders lead to it (hexlore/look.py). A look is checked with the packs it draws (issue 30):
+    ``render`` and ``run --html`` read it, so a bad one must fail ``check`` first."""
 
-    try:
-        read_look_file(Path(path))
-    except LookError as exc:
-        message = str(exc).removeprefix(f"{path}: ")
-        return [error("S003", f"not a valid look: {message}", path, Span(),
-                      "see hexlore/look.py: terrain, sides, marks, faces, strength")]
-    return []
+    def __init__(self) -> None:
+        self.seen: set[Path] = set()
+        self.diagnostics: list[Diagnostic] = []
+        self.sources: dict[str, Source] = {}
+
+    def check(self, path: Path, shown: str | None = None) -> None:
+        from .dsl.files import read_text
+        from .look import check_look_file
+
+        try:
+            real = path.resolve()
+        except (OSError, RuntimeError, ValueError):
+            real = path
+        if real in self.seen:
+            return
+        self.seen.add(real)
+        shown = shown or display_path(path)
+        _, found = check_look_file(path, shown)
+        self.diagnostics += found
+        text = read_text(path, "look")[0] if found else None
+        if text is not None:  # the lines the diagnostics quote
+            self.sources[shown] = Source(shown, text)
+
+    def of_rules(self, rules) -> None:
+        """The looks ``rules`` would be drawn with."""
+        from .look import look_files
+
+        if rules is not None:
+            for path in look_files(rules):
+                self.check(path)
 
 
 def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
@@ -113,18 +137,23 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
     folders: dict[str, list[str]] = {}
     for f in lore:
         folders.setdefault(str(Path(f).parent), []).append(f)
+    looks = _Looks()
+    for s in scenarios:  # look files named or walked: shown as found
+        if Path(s).name == LOOK_FILE:  # how a pack is drawn (hexlore/look.py), not a scenario
+            looks.check(Path(s), s)
     for group in folders.values():
         rules = compile_packs(group)
         diagnostics.extend(rules.diagnostics)
         sources.update(rules.sources)
+        looks.of_rules(rules)
     for s in scenarios:
-        if Path(s).name == LOOK_FILE:  # how a pack is drawn (hexlore/look.py), not a scenario
-            diagnostics.extend(_check_look(s))
+        if Path(s).name == LOOK_FILE:
             continue
         kind = yaml_kind(s)
         if kind == "scenario":
             loaded = open_scenario(s)
             found, more = loaded.diagnostics, loaded.sources
+            looks.of_rules(loaded.rules)
         else:  # campaign files and sheets (docs/campaigns.md)
             from . import campaign as campaigns
 
@@ -132,7 +161,8 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
         sources.update(more)
         # a scenario's packs may lie outside the checked paths: keep their findings (deduplicated below)
         diagnostics.extend(found)
-    return unique_diagnostics(diagnostics), sources
+    sources.update(looks.sources)
+    return unique_diagnostics(diagnostics + looks.diagnostics), sources
 
 
 def run(name: str | Loaded, seed: int | None = None, log_file=None, max_rounds: int | None = None,
@@ -174,14 +204,18 @@ def render(name: str, seed: int | None = None, rounds: int = 0,
            policies: dict[str, str | Policy] | None = None) -> tuple[str | None, list[Diagnostic], dict]:
     """The position of a scenario as SVG text (hexlore/render.py): as the scenario sets it out,
     or after ``rounds`` rounds played (the game's setup first) with the seed and policies, in
-    the packs' look (hexlore/look.py; a bad look file raises :class:`~hexlore.look.LookError`)."""
-    from .look import look_of
+    the packs' look (hexlore/look.py; a bad look file gives its diagnostics, as ``check`` does)."""
+    from .look import LookError, look_of
     from .render import board_svg
     from .runtime.engine.game import Game, RuntimeRuleError
 
     loaded = open_scenario(name)
     if not loaded.playable:  # a problem inside the tests does not change the position
         return None, loaded.diagnostics, loaded.sources
+    try:  # before playing: a bad look is found in the time it takes to read it
+        look = look_of(loaded.rules)
+    except LookError as exc:
+        return None, exc.diagnostics, {**loaded.sources, **exc.sources}
     try:
         game = Game(loaded.rules, loaded.scenario, seed=seed, policies=policies)
         if rounds > 0:
@@ -189,7 +223,7 @@ def render(name: str, seed: int | None = None, rounds: int = 0,
     except RuntimeRuleError as exc:
         return None, [exc.diagnostic], loaded.sources
     title = loaded.scenario.name + (f", after round {game.state.game['round']}" if rounds > 0 else "")
-    return board_svg(game.state, title, look=look_of(loaded.rules)), loaded.play_warnings(), loaded.sources
+    return board_svg(game.state, title, look=look), loaded.play_warnings(), loaded.sources
 
 
 def test(paths: list[str], name: str | None = None) -> tuple[list[TestOutcome], list[Diagnostic], dict]:
