@@ -108,3 +108,53 @@ def test_render_and_run_html_refuse_it_without_a_traceback_or_a_file(tmp_path, f
     assert_refused(outcome, code)
     assert f"{where}: error[{code}]" in outcome.output, outcome.describe()
     assert not (project / command[-1]).exists(), "a refused output must not be left behind, even empty"
+
+
+#: (YAML text, code, line, column): each refused character found where it is written
+LOCATED = [
+    ('name: "ok \\ud800"\n', "S125", 1, 11),
+    ('name: "two\\n\\\n  lines \\x1b"\n', "S126", 2, 9),
+    ("name: plain \u202e text\n", "S126", 1, 13),
+    ("description: |\n  first\n  second \u2066 line\n", "S126", 3, 10),
+    ('"key \\0": 1\n', "S126", 1, 6),
+    ('list: [a, "b\\N"]\n', "S126", 1, 13),
+    ('name: "fine \\t tab \\u200f mark \\U0001F577 spider"\n', None, 0, 0),
+]
+
+
+@pytest.mark.parametrize("text, code, line, column", LOCATED)
+def test_refused_text_is_located_at_the_character_or_its_escape(text, code, line, column):
+    from hexlore.runtime.scenarios.located_yaml import SpanIndexer, compose
+
+    index = SpanIndexer("t.yaml", text)
+    index.walk(compose(text))
+    found = [(d.code, d.span.line, d.span.column) for d in index.diagnostics]
+    assert found == ([(code, line, column)] if code else [])
+
+
+def test_a_sheet_and_a_campaign_refuse_it_and_leave_the_unit_out():
+    from hexlore.runtime.scenarios.campaign_files import load_campaign_text, load_sheet_text
+
+    sheet, problems = load_sheet_text('hexlore_sheet: 1\nunits:\n  - {id: "al\\ud800", type: hero}\n'
+                                      "  - {id: bo, type: hero}\nhistory: []\n", "s.sheet.yaml", partial=True)
+    assert [(d.code, d.span.line, d.span.column) for d in problems if d.code == "S125"] == [("S125", 3, 13)]
+    assert [u.id for u in sheet.units] == ["bo"]
+    _, problems = load_campaign_text('hexlore_campaign: 1\nname: "c\\x9b"\nsheet: s.sheet.yaml\nadventures: []\n',
+                                     "c.campaign.yaml")
+    assert ("S126", 2, 9) in [(d.code, d.span.line, d.span.column) for d in problems]
+
+
+def test_what_check_refuses_is_what_an_output_cannot_hold():
+    """Every refused character is one UTF-8 cannot encode or one XML 1.0 or a terminal acts on;
+    the characters right-to-left names need, and tab, newline, carriage return, are kept."""
+    from hexlore.dsl.text_safety import REFUSED
+
+    refused = {c for c in map(chr, range(0x110000)) if REFUSED.match(c)}
+    for c in refused:
+        try:
+            c.encode("utf-8")
+        except UnicodeEncodeError:
+            continue
+        assert ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or c in "\ufffe\uffff" or 0x202A <= ord(c) <= 0x2069, hex(ord(c))
+    assert not refused & set("\t\n\r\u200e\u200f\u061c é🕷")
+    assert {"\x00", "\x1b", "\x7f", "\x9b", "\ud800", "\udfff", "\u202e", "\u2066"} <= refused

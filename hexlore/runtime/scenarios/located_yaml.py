@@ -36,6 +36,8 @@ YAML_TOO_DEEP = "S013"
 YAML_TOO_LARGE = "S014"
 TEXT_NOT_UTF8 = "S125"
 TEXT_CONTROL = "S126"
+_SURROGATE_FIX = ('write the character itself, or one "\\U0001F600" escape past U+FFFF: half of a surrogate '
+                  "pair is no character")
 
 
 # ---------------------------------------------------------------------------
@@ -258,8 +260,7 @@ class SpanIndexer:
         where = _shown_path(path) if path else "this text"
         self.diagnostics.append(error(code, f"{where} holds {refused.describe()}", self.file,
                                       refused_span(node, self.text),
-                                      refused.hint('write the character itself, or one "\\U0001F600" escape past U+FFFF: half '
-                                                   'of a surrogate pair is no character')))
+                                      refused.hint(_SURROGATE_FIX)))
 
     def _key(self, node: yaml.Node) -> Any:
         if isinstance(node, yaml.ScalarNode):
