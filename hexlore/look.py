@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .dsl.diagnostics import Diagnostic, Source, error
+from .dsl.diagnostics import Diagnostic, Source, Span, error
 
 LOOK_FILE = "look.yaml"
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3}")
@@ -141,13 +141,14 @@ def _read_look(path: Path, file: str) -> tuple[dict, list[Diagnostic], str | Non
     refused. PyYAML is imported here, so that naming the look file loads none of it."""
     import yaml
 
-    from .dsl.files import read_text
+    from .dsl.files import ReadProblem, read_text
     from .runtime.scenarios.located_yaml import SpanIndexer, compose, construct, nearest_span, syntax_error
 
     text, problem = read_text(path, "look")
     if text is None:
-        return {}, [error(LOOK_PROBLEM, f"not a valid look: cannot read the look: {problem.message}", file,
-                          problem.span, problem.hint)], None
+        why = problem or ReadProblem("cannot read look", Span(), "check that the look can be read")
+        return {}, [error(LOOK_PROBLEM, f"not a valid look: cannot read the look: {why.message}", file,
+                          why.span, why.hint)], None
     try:
         root = compose(text)
         if root is None:
