@@ -28,7 +28,6 @@ from .loading import (COMPILE_CACHE, NO_SUCH_FILE, PATH_VARIABLE, CompileCache, 
 #: a path named to check (or an editor's document) that leads outside the project root
 PATH_OUTSIDE_ROOT = "C023"
 #: a pack's look.yaml that is a link leading outside the pack's folder
-LOOK_OUTSIDE = "S121"
 
 if TYPE_CHECKING:
     from .runtime.engine.game import Game, GameResult
@@ -87,28 +86,42 @@ def _outside_root(path: str) -> Diagnostic:
                  "into the project instead of linking them")
 
 
-def _check_look(path: str) -> list[Diagnostic]:
-    """A pack's look file: S003 naming what is wrong, or nothing."""
-    from .look import LookError, read_look_file
+class _Looks:
+    """The look files one ``check`` validates: each once, however many packs, scenarios and
+    folders lead to it (hexlore/look.py). A look is checked with the packs it draws (issue 30):
+    ``render`` and ``run --html`` read it, so a bad one must fail ``check`` first."""
 
-    try:
-        read_look_file(Path(path))
-    except LookError as exc:
-        message = str(exc).removeprefix(f"{path}: ")
-        return [error("S003", f"not a valid look: {message}", path, Span(),
-                      "see hexlore/look.py: terrain, sides, marks, faces, strength")]
-    return []
+    def __init__(self) -> None:
+        self.seen: set[Path] = set()
+        self.diagnostics: list[Diagnostic] = []
+        self.sources: dict[str, Source] = {}
 
+    def check(self, path: Path, shown: str | None = None) -> None:
+        from .dsl.confine import Roots, read_confined
+        from .look import check_look_file
 
-def _looks_outside(loaded: Loaded) -> list[Diagnostic]:
-    """S121 for each look file of the scenario's packs that leads outside its pack's folder."""
-    from .look import refused_looks
+        try:
+            real = path.resolve()
+        except (OSError, RuntimeError, ValueError):
+            real = path
+        if real in self.seen:
+            return
+        self.seen.add(real)
+        shown = shown or display_path(path)
+        _, found = check_look_file(path, shown)
+        self.diagnostics += found
+        folder = Roots.of([Path(os.path.abspath(path)).parent])  # a look is its pack folder's own
+        text = read_confined(path, folder, "look")[0] if found else None
+        if text is not None:  # the lines the diagnostics quote
+            self.sources[shown] = Source(shown, text)
 
-    if loaded.rules is None:
-        return []
-    shown = [display_path(Path(path), resolve=False) for path in refused_looks(list(loaded.rules.sources))]
-    return [error(LOOK_OUTSIDE, f"'{path}' leads outside its pack's folder; the look is not read", path,
-                  Span(), "copy the look file into the pack's folder instead of linking it") for path in shown]
+    def of_rules(self, rules) -> None:
+        """The looks ``rules`` would be drawn with."""
+        from .look import look_files
+
+        if rules is not None:
+            for path in look_files(rules):
+                self.check(path)
 
 
 def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
@@ -140,18 +153,23 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
     folders: dict[str, list[str]] = {}
     for f in lore:
         folders.setdefault(str(Path(f).parent), []).append(f)
+    looks = _Looks()
+    for s in scenarios:  # look files named or walked: shown as found
+        if Path(s).name == LOOK_FILE:  # how a pack is drawn (hexlore/look.py), not a scenario
+            looks.check(Path(s), s)
     for group in folders.values():
         rules = compile_packs(group)
         diagnostics.extend(rules.diagnostics)
         sources.update(rules.sources)
+        looks.of_rules(rules)
     for s in scenarios:
-        if Path(s).name == LOOK_FILE:  # how a pack is drawn (hexlore/look.py), not a scenario
-            diagnostics.extend(_check_look(s))
+        if Path(s).name == LOOK_FILE:
             continue
         kind = yaml_kind(s)
         if kind == "scenario":
             loaded = open_scenario(s)
-            found, more = loaded.diagnostics + _looks_outside(loaded), loaded.sources
+            found, more = loaded.diagnostics, loaded.sources
+            looks.of_rules(loaded.rules)
         else:  # campaign files and sheets (docs/campaigns.md)
             from . import campaign as campaigns
 
@@ -159,7 +177,8 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
         sources.update(more)
         # a scenario's packs may lie outside the checked paths: keep their findings (deduplicated below)
         diagnostics.extend(found)
-    return unique_diagnostics(diagnostics), sources
+    sources.update(looks.sources)
+    return unique_diagnostics(diagnostics + looks.diagnostics), sources
 
 
 def run(name: str | Loaded, seed: int | None = None, log_file=None, max_rounds: int | None = None,
@@ -201,17 +220,18 @@ def render(name: str, seed: int | None = None, rounds: int = 0,
            policies: dict[str, str | Policy] | None = None) -> tuple[str | None, list[Diagnostic], dict]:
     """The position of a scenario as SVG text (hexlore/render.py): as the scenario sets it out,
     or after ``rounds`` rounds played (the game's setup first) with the seed and policies, in
-    the packs' look (hexlore/look.py; a bad look file raises :class:`~hexlore.look.LookError`)."""
-    from .look import look_of
+    the packs' look (hexlore/look.py; a bad look file gives its diagnostics, as ``check`` does)."""
+    from .look import LookError, look_of
     from .render import board_svg
     from .runtime.engine.game import Game, RuntimeRuleError
 
     loaded = open_scenario(name)
     if not loaded.playable:  # a problem inside the tests does not change the position
         return None, loaded.diagnostics, loaded.sources
-    outside = _looks_outside(loaded)
-    if outside:  # a link to a file of the machine is not drawn from (nor quoted)
-        return None, outside, loaded.sources
+    try:  # before playing: a bad look is found in the time it takes to read it
+        look = look_of(loaded.rules)
+    except LookError as exc:
+        return None, exc.diagnostics, {**loaded.sources, **exc.sources}
     try:
         game = Game(loaded.rules, loaded.scenario, seed=seed, policies=policies)
         if rounds > 0:
@@ -219,7 +239,7 @@ def render(name: str, seed: int | None = None, rounds: int = 0,
     except RuntimeRuleError as exc:
         return None, [exc.diagnostic], loaded.sources
     title = loaded.scenario.name + (f", after round {game.state.game['round']}" if rounds > 0 else "")
-    return board_svg(game.state, title, look=look_of(loaded.rules)), loaded.play_warnings(), loaded.sources
+    return board_svg(game.state, title, look=look), loaded.play_warnings(), loaded.sources
 
 
 def test(paths: list[str], name: str | None = None) -> tuple[list[TestOutcome], list[Diagnostic], dict]:

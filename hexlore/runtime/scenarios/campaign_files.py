@@ -164,7 +164,7 @@ def _parse(text: str, path: str, what: str, key: str, schema: str):
         span = node_span(root) if root is not None else Span()
         return None, None, [error(NOT_A_SCENARIO, f"a {what} must be a mapping of keys to values", path, span,
                                   f"start the file with '{key}: 1'")], frozenset()
-    idx = SpanIndexer(path)
+    idx = SpanIndexer(path, text)
     idx.walk(root)
     try:
         data = construct(root)
@@ -175,7 +175,7 @@ def _parse(text: str, path: str, what: str, key: str, schema: str):
     errors = list(_validator(schema).iter_errors(data))
     for err in errors:
         diags += reporter.report(err)
-    return data, idx, diags, bad_paths(errors)
+    return data, idx, diags, bad_paths(errors) | idx.refused
 
 
 def _clean(bad: frozenset, *path: Any) -> bool:

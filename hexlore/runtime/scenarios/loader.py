@@ -106,7 +106,7 @@ def load_scenario_text(text: str, path: str = "<string>",
         return None, [error(NOT_A_SCENARIO, "a scenario must be a mapping of keys to values",
                             path, node_span(root), "start the file with 'hexlore: 1'")]
 
-    idx = SpanIndexer(path)
+    idx = SpanIndexer(path, text)
     idx.walk(root)  # before constructing: the constructor flattens merge keys in place
     try:
         data = construct(root)
@@ -119,7 +119,8 @@ def load_scenario_text(text: str, path: str = "<string>",
     for err in errors:
         diags += reporter.report(err)
 
-    builder = ScenarioBuilder(path, data, idx, bad_paths(errors))
+    # text no output can hold (S125/S126) is left out like a schema error: the rest is still checked
+    builder = ScenarioBuilder(path, data, idx, bad_paths(errors) | idx.refused)
     scenario = builder.build(Source(path, text))
     diags += builder.diagnostics
     if any(d.is_error for d in diags) and not (partial and builder.usable):
