@@ -107,7 +107,7 @@ class _Looks:
         if real in self.seen:
             return
         self.seen.add(real)
-        shown = shown or display_path(path)
+        shown = shown or display_path(path, resolve=False)  # a link as itself, never its target
         _, found = check_look_file(path, shown)
         self.diagnostics += found
         folder = Roots.of([Path(os.path.abspath(path)).parent])  # a look is its pack folder's own
@@ -156,7 +156,7 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
     looks = _Looks()
     for s in scenarios:  # look files named or walked: shown as found
         if Path(s).name == LOOK_FILE:  # how a pack is drawn (hexlore/look.py), not a scenario
-            looks.check(Path(s), s)
+            looks.check(Path(s))
     for group in folders.values():
         rules = compile_packs(group)
         diagnostics.extend(rules.diagnostics)

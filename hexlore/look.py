@@ -202,7 +202,7 @@ def read_look_file(path: Path) -> dict:
 
     shown = display_path(path)  # as check shows it: relative to the working directory when inside it
     if _outside(path):
-        raise LookOutside(str(path), shown)
+        raise LookOutside(str(path), display_path(path, resolve=False))  # the link's name, not its target's
     data, diagnostics, text = _read_look(path, shown)
     if diagnostics:
         first = diagnostics[0]
@@ -210,20 +210,6 @@ def read_look_file(path: Path) -> dict:
         sources = {shown: Source(shown, text)} if text is not None else {}
         raise LookError(f"{shown}:{first.span.line}:{first.span.column}: {what}", diagnostics, sources)
     return data
-
-
-def refused_looks(source_paths: list[str]) -> list[str]:
-    """The look files beside a rule set's packs that lead outside their folder (S121): ``check``
-    reports them, as ``render`` and the replay pages refuse them."""
-    from .compiler.packs import bundled_rules_root
-    from .dsl.confine import Roots, confine
-
-    out = []
-    for folder in look_folders(source_paths, bundled_rules_root().resolve()):
-        path = folder / LOOK_FILE
-        if path.is_file() and confine(path, Roots.of([folder])) is None:
-            out.append(str(path))
-    return out
 
 
 def look_folders(source_paths: list[str], bundled_root: Path) -> list[Path]:

@@ -31,7 +31,11 @@ ALLOWED = {
     ("hexlore/runtime/scenarios/located_yaml.py", "cached_schema"): "the JSON Schemas shipped in the package",
     ("hexlore/replay/page.py", "_asset"): "the replay page's script and style shipped in the package",
     ("hexlore/campaign.py", "_sheet_lock"): "creates the campaign's lock file (a write)",
-    ("hexlore/runtime/scenarios/campaign_files.py", "_sync_folder"): "opens a folder to flush a rename (a write)",
+    ("hexlore/dsl/output_files.py", "_sync_folder"): "opens an output's folder to flush a rename (a write)",
+    ("hexlore/dsl/output_files.py", "remove_stale_temporaries"): "lists an output's folder for hexlore's own "
+                                                                  "temporary files, opened O_NOFOLLOW (a write)",
+    ("hexlore/dsl/output_files.py", "_new_file_mode"): "reads the process's umask from /proc/self/status",
+    ("hexlore/dsl/output_files.py", "_create_temporary"): "creates an output's temporary file (a write)",
 }
 METHODS = {"read_text", "read_bytes", "open", "glob", "rglob", "iterdir", "fdopen", "walk", "scandir", "listdir"}
 READERS = {"open", "read_text"}
@@ -88,7 +92,7 @@ def test_the_scan_finds_the_openers_it_is_about():
     found = {(rel, name) for rel, name, _, _ in openers()}
     # the openers of project files the issue names, each found and confined
     for where in [("hexlore/lsp/analysis.py", "lore"), ("hexlore/dsl/confine.py", "walk"),
-                  ("hexlore/dsl/confine.py", "read_confined"), ("hexlore/cli.py", "replay_command")]:
+                  ("hexlore/dsl/confine.py", "read_confined"), ("hexlore/cli_files.py", "read_log_lines")]:
         assert where in found, where
     assert all(confined for rel, name, _, confined in openers() if (rel, name) == ("hexlore/lsp/analysis.py", "lore"))
 
