@@ -343,3 +343,32 @@ def test_completion_offers_only_the_names_the_pack_at_the_cursor_sees(client):
     assert {"giant_spider", "creature"} & in_core == set()
     assert {"giant_spider", "creature", "melee_attack", "roll"} <= in_creatures
     assert {"melee_attack", "roll", "trigger"} <= in_core
+
+
+# ---------------------------------------------------------------- issue 30: the two defects
+def test_completion_after_call_in_a_scenario_lists_the_procedures_with_their_descriptions(client):
+    """It failed with an internal error: a procedure had no description to show."""
+    scenario = ROOT / "scenarios" / "battlelore" / "spider_ford.yaml"
+    lines = scenario.read_text(encoding="utf-8").split("\n")
+    uri = client.open(scenario)
+    line = next(i for i, t in enumerate(lines) if "call: melee_attack" in t)
+    answer = client.answer("textDocument/completion", {"textDocument": {"uri": uri}, "position": {
+        "line": line, "character": lines[line].index("call: ") + len("call: ")}})
+    assert "error" not in answer, answer
+    items = {i["label"]: i for i in answer["result"]["items"]}
+    rules = api.open_scenario(str(scenario)).rules
+    described = {name: p.doc for name, p in rules.procedures.items() if p.doc}
+    assert "melee_attack" in items and described  # the pack describes some procedures: shown as written
+    assert {name: items[name].get("documentation") for name in described} == described
+
+
+def test_a_refused_rename_is_an_error_response_with_the_reason_and_no_traceback(client):
+    uri = client.open(CREATURES)
+    lines = CREATURES.read_text(encoding="utf-8").split("\n")
+    line = next(i for i, t in enumerate(lines) if t.startswith("event critical_roll"))
+    refused = client.answer("textDocument/rename", {"textDocument": {"uri": uri}, "newName": "hero",
+                                                    "position": {"line": line, "character": 8}})
+    error = refused["error"]
+    assert error["code"] == -32803  # LSP's RequestFailed: the request was valid, the rename is not
+    assert error["message"].startswith("cannot rename 'critical_roll': 'hero' is already declared (")
+    assert "Traceback" not in str(refused) and "traceback" not in str(error.get("data"))

@@ -12,6 +12,7 @@ import asyncio
 from pathlib import Path
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
@@ -221,8 +222,8 @@ def on_rename(ls: LoreServer, params: types.RenameParams) -> types.WorkspaceEdit
     analysis, old = named
     problem = rename_problem(analysis.modules, {f: ls.lines(f) for f in analysis.modules}, analysis.rules,
                              old, params.new_name)
-    if problem:
-        raise ValueError(f"cannot rename '{old}': {problem}")
+    if problem:  # an error response the editor shows as it is: no traceback, the reason
+        raise JsonRpcException(f"cannot rename '{old}': {problem}", code=types.LSPErrorCodes.RequestFailed)
     return types.WorkspaceEdit(changes={uri: [types.TextEdit(range=r, new_text=params.new_name) for r in ranges]
                                         for uri, ranges in _places(ls, analysis, old, True).items()})
 
