@@ -32,6 +32,7 @@ CORPUS = [
     ("tests/fixtures/campaign/first_blood.yaml", "yaml"),
     ("tests/fixtures/campaign/duellists.sheet.yaml", "yaml"),
     ("tests/fixtures/campaign/two_fords.campaign.yaml", "yaml"),
+    ("tests/fuzz/corpus/trigger_graph.lore", "lore"),  # generated: cycles, ladders, latches, counters
 ]
 
 HOSTILE = [
