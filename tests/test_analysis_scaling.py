@@ -67,6 +67,25 @@ def test_a_long_chain_of_triggers_is_checked_within_bounds(tmp_path):
     assert "no problems found" in outcome.output
 
 
+def latched_chain(length: int) -> str:
+    """Triggers each in a cycle of its own that a latch bounds, each leading to the next."""
+    lines = ["pack hostile.latches", "fields unit { done: bool = false }"]
+    lines += [f'event e{i}(u: unit) "step {i}"' for i in range(length + 1)]
+    lines += [f"trigger t{i} on e{i} if not u.done {{\n  u.done = true\n  emit e{i}(u: u)\n  emit e{i + 1}(u: u)\n}}"
+              for i in range(length)]
+    lines.append("procedure go(u: unit) { emit e0(u: u) }")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_chain_of_latched_cycles_is_checked_within_bounds(tmp_path):
+    """Each cycle's latch was checked against every assignment its cascade reaches, collected
+    anew for each cycle: quadratic in the chain (175 KB: about 10 s)."""
+    pack = tmp_path / "latches.lore"
+    pack.write_text(latched_chain(1500), encoding="utf-8")
+    outcome = run_bounded("check", str(pack), cpu_seconds=6)
+    assert outcome.returncode == 0 and "no problems found" in outcome.output, outcome.describe()
+
+
 def test_thousands_of_diagnostics_are_printed_within_bounds(tmp_path):
     """6,000 units off the board: each diagnostic found its line from the top of the file."""
     lines = ["hexlore: 1", "name: Off board", "packs: [battlelore.core]", "board: {shape: battlelore}",

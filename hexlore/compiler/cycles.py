@@ -290,6 +290,20 @@ def _closing(st: ir.SetField) -> tuple | None:
     return None
 
 
+def _kind(st: ir.SetField) -> tuple:
+    """What :func:`_closing` and :func:`_reopens` read of an assignment: its holder, field,
+    operator and the class of its value (a literal true/false, a literal int ≥ 1, 0 or < 0,
+    anything else). Two assignments of one kind answer both alike."""
+    value = st.value
+    if isinstance(value, ir.Const) and isinstance(value.value, bool):
+        sort: object = ("bool", value.value)
+    elif isinstance(value, ir.Const) and isinstance(value.value, int):
+        sort = ("int", "pos" if value.value >= 1 else "zero" if value.value == 0 else "neg")
+    else:
+        sort = "other"
+    return (_holder(st.obj), st.name, st.op, sort)
+
+
 def _reopens(st: ir.SetField, key: tuple) -> bool:
     """Could this assignment move the latch ``key`` back to where its condition accepts it?"""
     _, fname, sort = key
@@ -336,6 +350,7 @@ class CycleCheck:
         self._rebinds: dict[tuple[str, str], bool] = {}
         self._lifts: dict[tuple[str, str], list[tuple[str, str, int, bool]]] = {}
         self.budget = digraph.Budget(MAX_SEARCH)
+        self._cascade: dict[str, frozenset[tuple]] | None = None
 
     def _rank(self, name: str) -> int:
         return self._ranks[name]
@@ -474,6 +489,45 @@ class CycleCheck:
                 return True
         return False
 
+    def _cascade_assignments(self, trigger: str) -> frozenset[tuple]:
+        """The kinds of field assignment (see :func:`_kind`) that can run during the cascade
+        of ``trigger``: in the triggers it leads to, and the procedures all of them call.
+
+        Found for every trigger at once, over the components of the trigger graph, sinks
+        first, each component's kinds the union of its own and its successors'. Assignments
+        of one kind answer every latch question alike, so one of each is kept
+        (``self._representative``): the sets stay small, where collecting the reachable
+        triggers of each component was quadratic in a chain of latched cycles.
+        """
+        if self._cascade is None:
+            self._representative: dict[tuple, ir.SetField] = {}
+
+            def kinds(body) -> frozenset[tuple]:
+                out = set()
+                for st in self._assignments(body):
+                    kind = _kind(st)
+                    self._representative.setdefault(kind, st)
+                    out.add(kind)
+                return frozenset(out)
+
+            procedures = {name: kinds(spec.body) for name, spec in self.rules.procedures.items()}
+            names = [t.name for t in self.triggers]
+            comps = digraph.condensation(names, self.next.__getitem__)
+            owner = {n: i for i, comp in enumerate(comps) for n in comp}
+            reached: list[frozenset[tuple]] = [frozenset()] * len(comps)
+            for i in reversed(range(len(comps))):  # sinks first
+                own: set[tuple] = set()
+                for t in comps[i]:
+                    own |= kinds(self.spec[t].body)
+                    for p in self.called_by(f"trigger:{t}"):
+                        own |= procedures.get(p, frozenset())
+                    for u in self.next[t]:
+                        if owner[u] != i:
+                            own |= reached[owner[u]]
+                reached[i] = frozenset(own)
+            self._cascade = {n: reached[owner[n]] for n in names}
+        return self._cascade[trigger]
+
     def _latched_steps(self, comp: list[str]):
         """The steps of a component a latch holds (see the module's docstring), as a predicate.
 
@@ -489,13 +543,9 @@ class CycleCheck:
         def reopeners(name: str) -> list[ir.SetField]:
             nonlocal sets_by_field
             if sets_by_field is None:
-                triggers, procedures = self.reachable(comp)
-                bodies = [self.spec[t].body for t in triggers] + \
-                    [self.rules.procedures[p].body for p in procedures if p in self.rules.procedures]
                 sets_by_field = {}
-                for body in bodies:
-                    for st in self._assignments(body):
-                        sets_by_field.setdefault(st.name, []).append(st)
+                for sig in self._cascade_assignments(comp[0]):
+                    sets_by_field.setdefault(sig[1], []).append(self._representative[sig])
             return sets_by_field.get(name, [])
 
         def holds(site: Site, body) -> bool:

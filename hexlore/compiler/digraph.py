@@ -33,9 +33,9 @@ class Budget:
         return not self.exhausted
 
 
-def components(nodes: list[str], succ: Successors) -> list[list[str]]:
-    """Strongly connected components that contain a cycle, each in ``nodes`` order, ordered
-    by their first node.
+def condensation(nodes: list[str], succ: Successors) -> list[list[str]]:
+    """Every strongly connected component, sources first (a component comes before every
+    component it has a step to), each in ``nodes`` order.
 
     Kosaraju's algorithm, iteratively: a long chain must not exhaust Python's stack.
     """
@@ -75,8 +75,15 @@ def components(nodes: list[str], succ: Successors) -> list[list[str]]:
                 if prev not in owner:
                     owner.add(prev)
                     todo_back.append(prev)
-        comps.append(comp)
-    cyclic = [sorted(c, key=rank.__getitem__) for c in comps if len(c) > 1 or c[0] in out_edges[c[0]]]
+        comps.append(sorted(comp, key=rank.__getitem__))
+    return comps
+
+
+def components(nodes: list[str], succ: Successors) -> list[list[str]]:
+    """Strongly connected components that contain a cycle, each in ``nodes`` order, ordered
+    by their first node."""
+    rank = {n: i for i, n in enumerate(nodes)}
+    cyclic = [c for c in condensation(nodes, succ) if len(c) > 1 or c[0] in set(succ(c[0]))]
     return sorted(cyclic, key=lambda c: rank[c[0]])
 
 
