@@ -457,15 +457,16 @@ class CycleCheck:
             return self._lifts[key]
         sites = self.step_sites(t, u)
         out: list[tuple[str, str, int, bool]] = []
-        if all(s.emit is not None for s in sites):
+        emits = [s.emit for s in sites if s.emit is not None]
+        if emits and len(emits) == len(sites):
             targets = self._int_params(u)
             for p in self._int_params(t):
                 if self._reassigned(t, p):
                     continue
                 bounded = all(any(_lower_bound(c, p) for c in s.conditions) for s in sites)
                 for q in targets:
-                    drops = [_decrease(dict(s.emit.args).get(q), p) for s in sites]
-                    if drops and all(d is not None for d in drops):
+                    drops = [d for e in emits if (d := _decrease(dict(e.args).get(q), p)) is not None]
+                    if len(drops) == len(emits):
                         out.append((p, q, min(drops), bounded))
         self._lifts[key] = out
         return out

@@ -145,7 +145,8 @@ def shortest_cycle(comp: list[str], succ: Successors) -> list[str]:
     for start in comp:
         if best is not None and (len(best) <= 2 or not budget.spend(len(comp))):
             break
-        found = cycle_through(start, members, succ, lambda n, r=rank[start]: rank[n] > r)
+        floor = rank[start]  # read at once, within this turn of the loop
+        found = cycle_through(start, members, succ, lambda n: rank[n] > floor)
         if found is not None and (best is None or len(found) < len(best)):
             best = found
     return best if best is not None else comp[:1]
