@@ -23,7 +23,8 @@ from typing import IO, Any
 
 from .loading import Loaded, bundled_scenarios_root, declared_search_paths, open_scenario, unique_diagnostics
 from .compiler.packs import inside, resolved
-from .dsl.files import is_file, read_source
+from .dsl.confine import command_line_root, read_confined
+from .dsl.files import is_file
 from .dsl.diagnostics import Diagnostic, Source, did_you_mean, error
 from .dsl.output_files import OutputError, remove_stale_temporaries
 from .runtime.scenarios.campaign_files import (Adventure, Campaign, Sheet, dump_sheet, load_campaign, load_sheet,
@@ -35,6 +36,7 @@ __all__ = ["AdventureResult", "CampaignUsageError", "OpenedCampaign", "check_cam
            "open_campaign", "play_campaign"]
 
 MISSING_FILE = "S011"
+OUTSIDE_PROJECT = "S122"  # a sheet that leads outside the project (hexlore/dsl/confine.py)
 NOT_ON_SHEET = "S117"
 SHEET_BUSY = "S017"
 SHEET_CHANGED = "S018"
@@ -135,16 +137,19 @@ def open_campaign(path: str | Path) -> OpenedCampaign:
     campaign, diags = load_campaign(path, partial=True)
     opened = OpenedCampaign(campaign, diagnostics=list(diags))
     if campaign is None:
-        try:
-            opened.sources[str(path)] = read_source(path)
-        except (OSError, UnicodeDecodeError):
-            pass
+        text, _ = read_confined(path, command_line_root(path))  # for quoting: inside the project only
+        if text is not None:
+            opened.sources[str(path)] = Source(str(path), text)
         return opened
     opened.sources[campaign.path] = campaign.source
     sheet_path = campaign.sheet_path()
     if not campaign.sheet:
         pass  # the schema error says what is wrong with 'sheet:'
-    elif not is_file(sheet_path) or not inside(sheet_path, project_folders(campaign.path)):
+    elif os.path.lexists(sheet_path) and not inside(sheet_path, project_folders(campaign.path)):
+        opened.diagnostics.append(error(OUTSIDE_PROJECT, f"the sheet '{campaign.sheet}' leads outside the project; "
+                                        "it is not read", campaign.path, campaign.span_of("sheet"),
+                                        "keep the sheet in the campaign's project instead of linking it"))
+    elif not is_file(sheet_path):
         opened.diagnostics.append(error(MISSING_FILE, f"no sheet file '{campaign.sheet}'", campaign.path,
                                         campaign.span_of("sheet"), f"looked for {sheet_path}: the sheet "
                                         "is relative to the campaign file (docs/campaigns.md shows one)"))
@@ -196,10 +201,9 @@ def check_sheet(path: str | Path) -> tuple[list[Diagnostic], dict[str, Source]]:
     sheet, diags = load_sheet(path, partial=True)
     sources = {sheet.path: sheet.source} if sheet is not None else {}
     if sheet is None:
-        try:
-            sources[str(path)] = read_source(path)
-        except (OSError, UnicodeDecodeError):
-            pass
+        text, _ = read_confined(path, command_line_root(path))
+        if text is not None:
+            sources[str(path)] = Source(str(path), text)
     return diags, sources
 
 

@@ -60,8 +60,16 @@ class _Commands(click.Group):
               help="A folder searched for packs after the scenario's own (repeatable; added "
                    "before the folders of HEXLORE_PATH). Packs are read only from the scenario's "
                    "folder, these folders and the bundled rules.")
-def main(packs_path: tuple[str, ...] = ()) -> None:
+@click.option("--root", "root", type=click.Path(file_okay=False, exists=True), default=None,
+              help="The project root: no file outside it is read, links followed (besides the bundled "
+                   "rules and scenarios and the --packs-path folders). Default: the working directory "
+                   "for the paths check is given, a scenario's own folder tree for its packs.")
+def main(packs_path: tuple[str, ...] = (), root: str | None = None) -> None:
     """Compile, check, play and test hex-grid board game rules written in Lore."""
+    if root:  # in the environment too, like --packs-path (hexlore/dsl/confine.py reads it)
+        from .dsl.confine import ROOT_VARIABLE
+
+        os.environ[ROOT_VARIABLE] = os.path.abspath(root)
     if packs_path:  # in the environment, so sweep workers and every API call see the same paths
         from .loading import PATH_VARIABLE
 
@@ -149,6 +157,8 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
         if side not in sides:
             raise click.BadParameter(f"'{side}' is not a side of this scenario (its sides: "
                                      f"{', '.join(sides)})", param_hint="'--policy'")
+    if html_path:
+        _exit_if_bad_look(loaded, report_to)
     log_file = LogFile(log_path) if log_path else None
     policies: dict = dict(policy_options)
     watch = None
@@ -192,6 +202,19 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
                       f"{cost['simulations']} futures, {cost['ms_per_decision']:.1f} ms a decision")
     if log_file:
         console.print(f"event log: {escape(log_file.shown)} ({len(result.log)} entries)")
+
+
+def _exit_if_bad_look(loaded, report_to) -> None:
+    """A page is drawn in the packs' look: a bad look file is refused, with its diagnostics,
+    before the game is played (not after, with nothing written)."""
+    from .cli_output import print_diagnostics
+    from .look import LookError, look_of
+
+    try:
+        look_of(loaded.rules)
+    except LookError as exc:
+        sys.exit(print_diagnostics(exc.diagnostics, {**loaded.sources, **exc.sources}, "text", output=report_to)
+                 or 1)
 
 
 def _write_replay(path: str, loaded, recorder, seed: int | None, console) -> None:
@@ -239,6 +262,7 @@ def replay_command(log: str, scenario: str, seed: int | None, max_rounds: int | 
         sys.exit(print_diagnostics(loaded.diagnostics, loaded.sources, "text") or 1)
     if "human" in policy_options.values():
         raise click.BadParameter("a person's decisions cannot be played again", param_hint="'--policy'")
+    _exit_if_bad_look(loaded, None)
     from .cli_files import read_log_lines, refuse_outputs_over_inputs, scenario_inputs
 
     refuse_outputs_over_inputs({"--output": output}, [log, *scenario_inputs(loaded.sources)])

@@ -81,7 +81,14 @@ def scenario_inputs(sources: Iterable[str]) -> list[str]:
 
 def read_log_lines(path: str) -> tuple[list[str] | None, Diagnostic | None]:
     """The lines of an event log, or an ``S132`` at the line and column of its first byte that
-    is not UTF-8 (a log hexlore wrote is always UTF-8), or naming why it cannot be read."""
+    is not UTF-8 (a log hexlore wrote is always UTF-8), or naming why it cannot be read. A log
+    that leads outside the project root is not read (a log may be larger than a rules file, so
+    it is confined here rather than read through ``read_confined``'s size bound)."""
+    from .dsl.confine import command_line_root, confine
+
+    if confine(path, command_line_root(path)) is None:
+        return None, error(LOG_NOT_TEXT, f"the log '{path}' leads outside the project root; it is not read", path,
+                           Span(), "copy the log into the project, or name the project with --root")
     try:
         with open(path, "rb") as stream:
             data = stream.read()

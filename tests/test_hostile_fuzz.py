@@ -9,11 +9,14 @@ same mutations is ``python tests/fuzz/run.py --inputs 100000`` (figures in docs/
 Replay pages have a corpus of their own (issue 30, item 2; tests/fuzz/pages.py): a seed makes
 every text of a real game's recording hostile (title, unit names, look marks, events, rolls,
 decisions, rule origins), and the page built from it must parse (html5lib) to no script but
-the viewer's, no handler, no foreign element, with its data read back exactly.
+the viewer's, no handler, no foreign element, with its data read back exactly. So do
+symlinked project trees (issue 30, item 1; tests/fuzz/trees.py): links out of the project, to
+``/``, loops and dangling links, through which no byte of a secret may reach a diagnostic.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 
@@ -21,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fuzz import trees
 from fuzz.mutators import mutate, seed_files, trigger_graph_pack
 from fuzz.pages import hostile_look, hostile_recording
 from fuzz.run import check_one
@@ -65,6 +69,34 @@ def test_a_generated_trigger_graph_ends_in_diagnostics(tmp_path, seed, size, mut
     target = tmp_path / "graph.lore"
     target.write_bytes(mutate(data, random.Random(seed)) if mutated else data)
     check_one(target, "lore", play=False)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(min_value=0, max_value=2**32))
+def test_a_symlinked_tree_leaks_no_secret(tmp_path_factory, monkeypatch, seed):
+    """Generated trees of links (tests/fuzz/trees.py): check of the tree, and of each of its
+    scenarios with its packs, ends in diagnostics that hold no byte of a file outside it."""
+    from hexlore import api
+
+    work = tmp_path_factory.mktemp("tree")
+    outside = work / "outside"
+    trees.secrets(outside)
+    project = work / "project"
+    scenarios = trees.build(project, outside, random.Random(seed))
+    monkeypatch.chdir(project)
+    found, sources = api.check(["."])
+    for entry in sorted(os.listdir(project)):  # each as the CI recipe names it: check rules scenarios
+        more, more_sources = api.check([entry])
+        found += more
+        sources.update(more_sources)
+    for scenario in scenarios:
+        loaded = api.open_scenario(str(scenario))
+        found += loaded.diagnostics
+        sources.update(loaded.sources)
+    said = " ".join(f"{d.file} {d.message} {d.hint}" for d in found)
+    assert trees.SECRET not in said
+    assert not any(trees.SECRET in source.text for source in sources.values())
 
 
 @pytest.fixture(scope="module")

@@ -28,12 +28,11 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator
 
-from hexlore.dsl.files import read_text
 from hexlore.dsl.limits import MAX_INT
 from hexlore.dsl.output_files import write_atomically
 from hexlore.dsl.diagnostics import Diagnostic, Source, Span, error
-from hexlore.runtime.scenarios.located_yaml import (CANNOT_READ, NOT_A_SCENARIO, JsonPath, SchemaReporter, SpanIndexer, bad_paths,
-                           cached_schema, compose, construct, nearest_span, node_span, sorted_diagnostics,
+from hexlore.runtime.scenarios.located_yaml import (NOT_A_SCENARIO, JsonPath, SchemaReporter, SpanIndexer, bad_paths,
+                           cached_schema, compose, construct, nearest_span, node_span, read_input, sorted_diagnostics,
                            syntax_error)
 from hexlore.runtime.scenarios.model import DUPLICATE_NAME
 
@@ -152,10 +151,7 @@ def _validator(name: str) -> Draft202012Validator:
 
 
 def _read(path: str | Path, what: str) -> tuple[str | None, list[Diagnostic]]:
-    text, problem = read_text(path, what)
-    if text is None:
-        return None, [error(CANNOT_READ, problem.message, str(path), problem.span, problem.hint)]
-    return text, []
+    return read_input(path, what)  # confined to the project (hexlore/dsl/confine.py)
 
 
 def _parse(text: str, path: str, what: str, key: str, schema: str):
@@ -168,7 +164,7 @@ def _parse(text: str, path: str, what: str, key: str, schema: str):
         span = node_span(root) if root is not None else Span()
         return None, None, [error(NOT_A_SCENARIO, f"a {what} must be a mapping of keys to values", path, span,
                                   f"start the file with '{key}: 1'")], frozenset()
-    idx = SpanIndexer(path)
+    idx = SpanIndexer(path, text)
     idx.walk(root)
     try:
         data = construct(root)
@@ -179,7 +175,7 @@ def _parse(text: str, path: str, what: str, key: str, schema: str):
     errors = list(_validator(schema).iter_errors(data))
     for err in errors:
         diags += reporter.report(err)
-    return data, idx, diags, bad_paths(errors)
+    return data, idx, diags, bad_paths(errors) | idx.refused
 
 
 def _clean(bad: frozenset, *path: Any) -> bool:
