@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fuzz import trees
-from fuzz.mutators import mutate, seed_files
+from fuzz.mutators import mutate, seed_files, trigger_graph_pack
 from fuzz.pages import hostile_look, hostile_recording
 from fuzz.run import check_one
 from hostile_page import inert_page, write_project
@@ -57,6 +57,18 @@ def test_a_mutated_file_ends_in_diagnostics(copies, kind, seed, which):
         check_one(target, kind, play=seed % 10 == 0)  # raises if anything escapes the API
     finally:
         target.write_bytes(original)
+
+
+@PROFILE
+@given(seed=st.integers(min_value=0, max_value=2**32), size=st.integers(min_value=2, max_value=40),
+       mutated=st.booleans())
+def test_a_generated_trigger_graph_ends_in_diagnostics(tmp_path, seed, size, mutated):
+    """Trigger graphs of every shape the cycle check classifies (issue 30), as generated and
+    mutated: diagnostics, never an exception."""
+    data = trigger_graph_pack(seed, triggers=size).encode()
+    target = tmp_path / "graph.lore"
+    target.write_bytes(mutate(data, random.Random(seed)) if mutated else data)
+    check_one(target, "lore", play=False)
 
 
 @settings(max_examples=40, deadline=None, derandomize=True, database=None,

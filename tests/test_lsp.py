@@ -343,3 +343,77 @@ def test_completion_offers_only_the_names_the_pack_at_the_cursor_sees(client):
     assert {"giant_spider", "creature"} & in_core == set()
     assert {"giant_spider", "creature", "melee_attack", "roll"} <= in_creatures
     assert {"melee_attack", "roll", "trigger"} <= in_core
+
+
+# ---------------------------------------------------------------- issue 30: the two defects
+def test_completion_after_call_in_a_scenario_lists_the_procedures_with_their_descriptions(client):
+    """It failed with an internal error: a procedure had no description to show."""
+    scenario = ROOT / "scenarios" / "battlelore" / "spider_ford.yaml"
+    lines = scenario.read_text(encoding="utf-8").split("\n")
+    uri = client.open(scenario)
+    line = next(i for i, t in enumerate(lines) if "call: melee_attack" in t)
+    answer = client.answer("textDocument/completion", {"textDocument": {"uri": uri}, "position": {
+        "line": line, "character": lines[line].index("call: ") + len("call: ")}})
+    assert "error" not in answer, answer
+    items = {i["label"]: i for i in answer["result"]["items"]}
+    rules = api.open_scenario(str(scenario)).rules
+    described = {name: p.doc for name, p in rules.procedures.items() if p.doc}
+    assert "melee_attack" in items and described  # the pack describes some procedures: shown as written
+    assert {name: items[name].get("documentation") for name in described} == described
+
+
+def test_a_refused_rename_is_an_error_response_with_the_reason_and_no_traceback(client):
+    uri = client.open(CREATURES)
+    lines = CREATURES.read_text(encoding="utf-8").split("\n")
+    line = next(i for i, t in enumerate(lines) if t.startswith("event critical_roll"))
+    refused = client.answer("textDocument/rename", {"textDocument": {"uri": uri}, "newName": "hero",
+                                                    "position": {"line": line, "character": 8}})
+    error = refused["error"]
+    assert error["code"] == -32803  # LSP's RequestFailed: the request was valid, the rename is not
+    assert error["message"].startswith("cannot rename 'critical_roll': 'hero' is already declared (")
+    assert "Traceback" not in str(refused) and "traceback" not in str(error.get("data"))
+
+
+def _drain(client: Client) -> list[dict]:
+    """The notifications received so far, in order."""
+    out = []
+    while not client._notes.empty():
+        out.append(client._notes.get_nowait())
+    return out
+
+
+def test_a_slow_folder_is_cut_short_and_other_files_are_answered_meanwhile(tmp_path, monkeypatch):
+    """Analyses ran on the message loop: a slow pack kept every answer about every file
+    waiting. Now it runs off the loop; past the cap (1.5 s here) the file gets W005, and a
+    small pack opened after it gets its diagnostics and answers before the slow one is done."""
+    from test_analysis_scaling import reversed_chain
+
+    slow = tmp_path / "slow" / "chain.lore"
+    slow.parent.mkdir()
+    slow.write_text(reversed_chain(5000), encoding="utf-8")  # 370 KB: seconds to compile
+    quick = tmp_path / "quick" / "small.lore"
+    quick.parent.mkdir()
+    quick.write_text("pack quick.one\n\nfunction f(n: int) -> int = m\n", encoding="utf-8")
+    monkeypatch.setenv("HEXLORE_LSP_ANALYSIS_SECONDS", "1.5")
+    c = Client(tmp_path)
+    try:
+        c.start(tmp_path)
+        warm = c.open(quick)  # the first compile of a server imports and loads the parser: not timed here
+        while any(d["code"] == "W005" for d in c.diagnostics(warm)):
+            pass
+        slow_uri, quick_uri = c.open(slow), c.open(quick)
+        published: dict[str, list] = {}
+        while not (slow_uri in published and quick_uri in published):
+            note = c._notes.get(timeout=20)
+            if note["method"] == "textDocument/publishDiagnostics":
+                published[note["params"]["uri"]] = note["params"]["diagnostics"]
+        [cut] = published[slow_uri]
+        assert cut["code"] == "W005" and "cut short" in cut["message"]
+        assert sorted(d["code"] for d in published[quick_uri]) == ["C003", "W004"]
+        symbols = c.request("textDocument/documentSymbol", {"textDocument": {"uri": quick_uri}})
+        assert [s["name"] for s in symbols] == ["f"]
+        seen = _drain(c)
+        assert not any(n["params"].get("uri") == slow_uri for n in seen), "the slow pack finished first"
+        assert c.diagnostics(slow_uri) == []  # when it is done, its own diagnostics (none) replace the W005
+    finally:
+        c.stop()

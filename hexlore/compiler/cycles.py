@@ -30,15 +30,16 @@ import functools
 from dataclasses import dataclass
 
 from ..dsl.diagnostics import Diagnostic, error, warning
-from . import ir
+from . import digraph, ir
 from .model import RuleSet, Timing, TriggerSpec
 
 ENDLESS_CYCLE = "C016"
 EVENT_CYCLE = "W002"
+CUT_SHORT = "W005"
 
-#: enumeration limits: cycles are short in practice; past these, cycles are reported unproven
-MAX_CYCLES = 2000
-MAX_LENGTH = 24
+#: steps of the one search that enumerates cycles (of a component whose cycles no single
+#: counter bounds, e.g. counters that change places); past it the check says so (W005)
+MAX_SEARCH = 200_000
 
 
 @dataclass(frozen=True)
@@ -289,6 +290,20 @@ def _closing(st: ir.SetField) -> tuple | None:
     return None
 
 
+def _kind(st: ir.SetField) -> tuple:
+    """What :func:`_closing` and :func:`_reopens` read of an assignment: its holder, field,
+    operator and the class of its value (a literal true/false, a literal int ≥ 1, 0 or < 0,
+    anything else). Two assignments of one kind answer both alike."""
+    value = st.value
+    if isinstance(value, ir.Const) and isinstance(value.value, bool):
+        sort: object = ("bool", value.value)
+    elif isinstance(value, ir.Const) and isinstance(value.value, int):
+        sort = ("int", "pos" if value.value >= 1 else "zero" if value.value == 0 else "neg")
+    else:
+        sort = "other"
+    return (_holder(st.obj), st.name, st.op, sort)
+
+
 def _reopens(st: ir.SetField, key: tuple) -> bool:
     """Could this assignment move the latch ``key`` back to where its condition accepts it?"""
     _, fname, sort = key
@@ -332,86 +347,20 @@ class CycleCheck:
         self._certain_steps: dict[tuple[str, str], bool] = {}
         # id of a body (the rules keep every body alive while this check runs) -> its assignments
         self._assignments_in: dict[int, list[ir.SetField]] = {}
-        self.truncated = False
+        self._rebinds: dict[tuple[str, str], bool] = {}
+        self._lifts: dict[tuple[str, str], list[tuple[str, str, int, bool]]] = {}
+        self.budget = digraph.Budget(MAX_SEARCH)
+        self._cascade: dict[str, frozenset[tuple]] | None = None
 
     def _rank(self, name: str) -> int:
         return self._ranks[name]
 
     # -- graph helpers
     def components(self, step_ok=None) -> list[list[str]]:
-        """Strongly connected components that contain a cycle, in declaration order.
-
-        Only steps ``step_ok(t, u)`` allows are followed (all, by default). Kosaraju's
-        algorithm, iteratively: a long chain of triggers must not exhaust Python's stack.
-        """
+        """Strongly connected components that contain a cycle, in declaration order, following
+        only the steps ``step_ok(t, u)`` allows (all, by default)."""
         names = [t.name for t in self.triggers]
-        succ = {n: [m for m in self.next[n] if step_ok is None or step_ok(n, m)] for n in names}
-        finished: list[str] = []
-        seen: set[str] = set()
-        for root in names:
-            if root in seen:
-                continue
-            seen.add(root)
-            todo = [(root, iter(succ[root]))]
-            while todo:
-                node, children = todo[-1]
-                child = next(children, None)
-                if child is None:
-                    todo.pop()
-                    finished.append(node)
-                elif child not in seen:
-                    seen.add(child)
-                    todo.append((child, iter(succ[child])))
-        back: dict[str, list[str]] = {n: [] for n in names}
-        for n in names:
-            for m in succ[n]:
-                back[m].append(n)
-        owner: set[str] = set()
-        comps: list[list[str]] = []
-        for root in reversed(finished):
-            if root in owner:
-                continue
-            owner.add(root)
-            comp, todo = [], [root]
-            while todo:
-                node = todo.pop()
-                comp.append(node)
-                for prev in back[node]:
-                    if prev not in owner:
-                        owner.add(prev)
-                        todo.append(prev)
-            comps.append(comp)
-        cyclic = [sorted(c, key=self._rank) for c in comps if len(c) > 1 or c[0] in succ[c[0]]]
-        return sorted(cyclic, key=lambda c: self._rank(c[0]))
-
-    def cycles(self, comp: list[str]):
-        """Elementary cycles of one component, each rooted at its earliest-declared trigger.
-
-        At most MAX_CYCLES cycles of at most MAX_LENGTH steps; ``self.truncated`` tells
-        whether some were left out.
-        """
-        members = set(comp)
-        rank = {n: i for i, n in enumerate(comp)}
-        found = 0
-        self.truncated = False
-        for start in comp:
-            stack = [(start, [start])]
-            while stack:
-                node, path = stack.pop()
-                for nxt in reversed(self.next[node]):
-                    if nxt not in members or rank[nxt] < rank[start]:
-                        continue
-                    if nxt == start:
-                        found += 1
-                        yield path
-                        if found >= MAX_CYCLES:
-                            self.truncated = True
-                            return
-                    elif nxt not in path:
-                        if len(path) < MAX_LENGTH:
-                            stack.append((nxt, path + [nxt]))
-                        else:
-                            self.truncated = True
+        return digraph.components(names, lambda n: (m for m in self.next[n] if step_ok is None or step_ok(n, m)))
 
     def shortest_cycle(self, comp: list[str], step_ok) -> list[str]:
         """The shortest cycle through the first trigger of ``comp``, a component under ``step_ok``."""
@@ -483,59 +432,212 @@ class CycleCheck:
             self._certain_steps[key] = self.runs_surely(u) and any(s.certain for s in self.step_sites(t, u))
         return self._certain_steps[key]
 
-    def latched(self, cycle: list[str], reachable: tuple[set[str], set[str]]) -> bool:
-        triggers, procedures = reachable
-        bodies = [self.spec[t].body for t in triggers] + \
-            [self.rules.procedures[p].body for p in procedures if p in self.rules.procedures]
-        sets = [n for body in bodies for n in self._assignments(body)]
-        for t, u in zip(cycle, cycle[1:] + cycle[:1]):
-            sites = self.step_sites(t, u)
-            body = self.spec[t].body
+    def _reassigned(self, t: str, param: str) -> bool:
+        """Is ``param`` (an argument of ``t``'s event) bound again by ``t`` or by a ``before``
+        trigger of the event? Then it counts nothing down. Found once per pair."""
+        key = (t, param)
+        if key not in self._rebinds:
+            spec = self.spec[t]
+            self._rebinds[key] = _binds(spec.body, param) or any(
+                isinstance(n, ir.SetLocal) and n.name == param
+                for b in self.by_event.get(spec.event, ()) if b.timing is Timing.BEFORE
+                for st in b.body for n in _walk(st))
+        return self._rebinds[key]
 
-            def holds(site: Site) -> bool:
-                for cond in site.conditions:
-                    key = _opening(cond)
-                    if key and key in site.closed and (key[0] == "game" or not _binds(body, key[0])) \
-                            and not any(_reopens(st, key) for st in sets if _closing(st) != key):
-                        return True
-                return False
+    def _int_params(self, t: str) -> list[str]:
+        event = self.rules.events.get(self.spec[t].event)
+        return [p.name for p in (event.params if event else ()) if p.type.name == "int"]
 
-            if sites and all(holds(s) for s in sites):
-                return True
-        return False
+    def lifts(self, t: str, u: str) -> list[tuple[str, str, int, bool]]:
+        """How counters pass along the step ``t → u``: (argument of ``t``'s event, argument of
+        ``u``'s it is passed to, by how much it drops at least, is it tested against a lower
+        bound on the step). Empty when some emit of the step is in a called procedure."""
+        key = (t, u)
+        if key in self._lifts:
+            return self._lifts[key]
+        sites = self.step_sites(t, u)
+        out: list[tuple[str, str, int, bool]] = []
+        emits = [s.emit for s in sites if s.emit is not None]
+        if emits and len(emits) == len(sites):
+            targets = self._int_params(u)
+            for p in self._int_params(t):
+                if self._reassigned(t, p):
+                    continue
+                bounded = all(any(_lower_bound(c, p) for c in s.conditions) for s in sites)
+                for q in targets:
+                    drops = [d for e in emits if (d := _decrease(dict(e.args).get(q), p)) is not None]
+                    if len(drops) == len(emits):
+                        out.append((p, q, min(drops), bounded))
+        self._lifts[key] = out
+        return out
 
     def counted(self, cycle: list[str]) -> bool:
+        """Does an int argument count down round the cycle (see the module's docstring)?
+
+        The arguments it may be in after each step are carried as a set of states
+        (argument, dropped yet, tested yet): linear in the cycle's length.
+        """
         steps = list(zip(cycle, cycle[1:] + cycle[:1]))
-        if any(s.emit is None for t, u in steps for s in self.step_sites(t, u)):
-            return False
-        first = self.rules.events.get(self.spec[cycle[0]].event)
-        if first is None:
-            return False
-        for p in first.params:
-            if p.type.name == "int" and self._count_from(steps, 0, p.name, p.name, 0, False):
+        for start in self._int_params(cycle[0]):
+            states = {(start, False, False)}
+            for t, u in steps:
+                states = {(q, dropped or drop >= 1, tested or bounded)
+                          for p, dropped, tested in states
+                          for p2, q, drop, bounded in self.lifts(t, u) if p2 == p}
+                if not states:
+                    break
+            if (start, True, True) in states:
                 return True
         return False
 
-    def _count_from(self, steps, i: int, start: str, param: str, drop: int, bounded: bool) -> bool:
-        if i == len(steps):
-            return param == start and drop >= 1 and bounded
-        t, u = steps[i]
-        spec, event = self.spec[t], self.spec[t].event
-        if _binds(spec.body, param) or any(
-                isinstance(n, ir.SetLocal) and n.name == param
-                for b in self.by_event.get(event, ()) if b.timing is Timing.BEFORE for st in b.body for n in _walk(st)):
+    def _cascade_assignments(self, trigger: str) -> frozenset[tuple]:
+        """The kinds of field assignment (see :func:`_kind`) that can run during the cascade
+        of ``trigger``: in the triggers it leads to, and the procedures all of them call.
+
+        Found for every trigger at once, over the components of the trigger graph, sinks
+        first, each component's kinds the union of its own and its successors'. Assignments
+        of one kind answer every latch question alike, so one of each is kept
+        (``self._representative``): the sets stay small, where collecting the reachable
+        triggers of each component was quadratic in a chain of latched cycles.
+        """
+        if self._cascade is None:
+            self._representative: dict[tuple, ir.SetField] = {}
+
+            def kinds(body) -> frozenset[tuple]:
+                out = set()
+                for st in self._assignments(body):
+                    kind = _kind(st)
+                    self._representative.setdefault(kind, st)
+                    out.add(kind)
+                return frozenset(out)
+
+            procedures = {name: kinds(spec.body) for name, spec in self.rules.procedures.items()}
+            names = [t.name for t in self.triggers]
+            comps = digraph.condensation(names, self.next.__getitem__)
+            owner = {n: i for i, comp in enumerate(comps) for n in comp}
+            reached: list[frozenset[tuple]] = [frozenset()] * len(comps)
+            for i in reversed(range(len(comps))):  # sinks first
+                own: set[tuple] = set()
+                for t in comps[i]:
+                    own |= kinds(self.spec[t].body)
+                    for p in self.called_by(f"trigger:{t}"):
+                        own |= procedures.get(p, frozenset())
+                    for u in self.next[t]:
+                        if owner[u] != i:
+                            own |= reached[owner[u]]
+                reached[i] = frozenset(own)
+            self._cascade = {n: reached[owner[n]] for n in names}
+        return self._cascade[trigger]
+
+    def _latched_steps(self, comp: list[str]):
+        """The steps of a component a latch holds (see the module's docstring), as a predicate.
+
+        Whether a step is latched does not depend on the rest of a cycle, only on what can
+        run during the component's cascade (the assignments that could reopen a latch); so
+        the latched steps are removed and the cycles left are not latched, with no cycle
+        enumerated. The cascade is found only for a component that has a latch to check.
+        """
+        members = set(comp)
+        sets_by_field: dict[str, list[ir.SetField]] | None = None
+        latched: dict[tuple[str, str], bool] = {}
+
+        def reopeners(name: str) -> list[ir.SetField]:
+            nonlocal sets_by_field
+            if sets_by_field is None:
+                sets_by_field = {}
+                for sig in self._cascade_assignments(comp[0]):
+                    sets_by_field.setdefault(sig[1], []).append(self._representative[sig])
+            return sets_by_field.get(name, [])
+
+        def holds(site: Site, body) -> bool:
+            for cond in site.conditions:
+                key = _opening(cond)
+                if key and key in site.closed and (key[0] == "game" or not _binds(body, key[0])) \
+                        and not any(_reopens(st, key) for st in reopeners(key[1]) if _closing(st) != key):
+                    return True
             return False
-        sites = self.step_sites(t, u)
-        bounded_here = all(any(_lower_bound(c, param) for c in s.conditions) for s in sites)
-        target = self.rules.events.get(self.spec[u].event)
-        for q in (target.params if target else ()):
-            if q.type.name != "int":
-                continue
-            drops = [_decrease(dict(s.emit.args).get(q.name), param) for s in sites]
-            if all(d is not None for d in drops) and \
-                    self._count_from(steps, i + 1, start, q.name, drop + min(drops), bounded or bounded_here):
-                return True
-        return False
+
+        for t in comp:
+            for u in self.next[t]:
+                if u in members:
+                    sites = self.step_sites(t, u)
+                    latched[(t, u)] = bool(sites) and all(holds(s, self.spec[t].body) for s in sites)
+        return latched
+
+    def _unproven(self, comp: list[str]) -> tuple[list[str] | None, list[str] | None]:
+        """A shortest cycle of the component that no latch and no counter shows to end, and,
+        when the capped search stopped before knowing, a cycle it did not check."""
+        latched = self._latched_steps(comp)
+        members = set(comp)
+
+        def open_next(t: str):
+            return (u for u in self.next[t] if u in members and not latched[(t, u)])
+
+        best: list[str] | None = None
+        unchecked: list[str] | None = None
+        for sub in digraph.components(comp, open_next):
+            found, rest = self._unproven_in(sub, open_next)
+            if found is not None and (best is None or len(found) < len(best)):
+                best = found
+            unchecked = unchecked or rest
+        return best, (None if best is not None else unchecked)
+
+    def _unproven_in(self, sub: list[str], open_next) -> tuple[list[str] | None, list[str] | None]:
+        """:meth:`_unproven` for one component of the unlatched steps."""
+        members = set(sub)
+        breaking = [(t, u) for t in sub for u in open_next(t) if u in members and not self.lifts(t, u)]
+        if breaking:  # no counter passes this step: every cycle through it is unproven
+            return self._shortest_through(sub, open_next, breaking), None
+        if self._counted_throughout(sub, open_next):
+            return None, None
+        best: list[str] | None = None
+        for cycle in digraph.elementary_cycles(sub, open_next, self.budget):
+            if (best is None or len(cycle) < len(best)) and not self.counted(cycle):
+                best = cycle
+        if best is None and self.budget.exhausted:
+            return None, digraph.shortest_cycle(sub, open_next)
+        return best, None
+
+    def _shortest_through(self, sub: list[str], open_next, steps: list[tuple[str, str]]) -> list[str]:
+        """A shortest cycle of ``sub`` through one of ``steps``, from its earliest trigger."""
+        members = set(sub)
+        best: list[str] | None = None
+        for t, u in steps[:64]:  # enough to find a short one; each search is linear
+            back = digraph.path_back(u, t, members, open_next)
+            if back is not None and (best is None or len(back) < len(best)):
+                best = back
+                if len(best) <= 2:
+                    break
+        return digraph.rooted(best, self._rank) if best is not None else sub[:1]
+
+    def _counted_throughout(self, sub: list[str], open_next) -> bool:
+        """Does one counter bound every cycle of ``sub``? A sufficient test, linear in its size.
+
+        Each trigger is given one argument (the first of those every step can pass on); if
+        every step passes it on, every cycle carries it round unchanged in kind, and it
+        bounds them all when no cycle avoids a drop and none avoids a lower-bound test (the
+        steps without a drop, and those without a test, contain no cycle).
+        """
+        members = set(sub)
+        chosen: dict[str, str] = {}
+        for t in sub:
+            params = self._int_params(t)
+            if not params:
+                return False
+            chosen[t] = params[0]
+        lift: dict[tuple[str, str], tuple[int, bool]] = {}
+        for t in sub:
+            for u in open_next(t):
+                if u not in members:
+                    continue
+                passing = [(d, b) for p, q, d, b in self.lifts(t, u) if p == chosen[t] and q == chosen[u]]
+                if not passing:
+                    return False
+                lift[(t, u)] = (max(d for d, _ in passing), any(b for _, b in passing))
+        if digraph.has_cycle(sub, lambda t: (u for u in open_next(t) if u in members and lift[(t, u)][0] == 0)):
+            return False
+        return not digraph.has_cycle(sub, lambda t: (u for u in open_next(t) if u in members
+                                                     and not lift[(t, u)][1]))
 
     # -- reporting
     def diagnostics(self) -> list[Diagnostic]:
@@ -547,39 +649,42 @@ class CycleCheck:
         for comp in self.components():
             if endless_in & set(comp):
                 continue  # reported above; fix that first
-            reach = self.reachable(comp)
-            unproven = None
-            for cycle in self.cycles(comp):
-                if (unproven is None or len(cycle) < len(unproven)) and \
-                        not (self.latched(cycle, reach) or self.counted(cycle)):
-                    unproven = cycle
+            unproven, unchecked = self._unproven(comp)
             if unproven:
                 out.append(self._report(unproven, False))
-            elif self.truncated:
-                out.append(self._report(self.shortest_cycle(comp, lambda t, u: True), False, complete=False))
+            elif unchecked:
+                out.append(self._cut_short(unchecked))
         return out
 
-    def _report(self, cycle: list[str], endless: bool, complete: bool = True) -> Diagnostic:
+    def _steps_text(self, cycle: list[str]) -> str:
         steps = []
         for t, u in zip(cycle, cycle[1:] + cycle[:1]):
             steps.append(f"'{t}' emits '{self.spec[u].event}'")
         if len(steps) > 8:
             steps = steps[:6] + [f"… ({len(cycle)} triggers in all)"]
-        text = " → ".join(steps) + f" → '{cycle[0]}'"
+        return " → ".join(steps) + f" → '{cycle[0]}'"
+
+    def _report(self, cycle: list[str], endless: bool) -> Diagnostic:
+        text = self._steps_text(cycle)
         origin = self.spec[cycle[0]].origin
         if endless:
             return error(ENDLESS_CYCLE, f"triggers fire each other in an endless cycle: {text}", origin.file,
                          origin.span, "nothing on the cycle can stop it; add a condition that ends it, e.g. a "
                          "counter argument that decreases: 'if n > 0 { emit e(n: n - 1) }'")
-        if not complete:
-            return warning(EVENT_CYCLE, f"triggers fire each other in more (or longer) cycles than the compiler "
-                           f"checks, for example: {text}", origin.file, origin.span,
-                           f"at most {MAX_CYCLES} cycles of {MAX_LENGTH} triggers are checked for a bound; "
-                           "split the rules so fewer triggers feed each other")
         return warning(EVENT_CYCLE, f"triggers may fire each other without end: {text}", origin.file, origin.span,
                        "no condition on the cycle is shown to end it (the runtime stops at depth 64): pass a "
                        "counter that decreases and test it ('if n > 0 { emit e(n: n - 1) }'), or test a "
                        "field and change it before emitting ('if not u.done' … 'u.done = true')")
+
+    def _cut_short(self, cycle: list[str]) -> Diagnostic:
+        """W005: the capped search stopped before it could tell whether these cycles end."""
+        origin = self.spec[cycle[0]].origin
+        return warning(CUT_SHORT, f"the cycle check stopped at its limit ({MAX_SEARCH:,} search steps) before "
+                       f"it could tell whether these triggers stop firing each other, for example: "
+                       f"{self._steps_text(cycle)}", origin.file, origin.span,
+                       "the counters on these cycles change places, so each cycle is checked on its own and "
+                       "there are too many; pass one counter round every cycle ('if n > 0 { emit e(n: n - 1) }') "
+                       "or stop the cycles with a field ('if not u.done' … 'u.done = true')")
 
 
 def _lower_bound(cond: ir.X, param: str) -> bool:

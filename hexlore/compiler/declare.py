@@ -156,7 +156,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
         elif isinstance(decl, ast.ProcedureDecl):
             returns = lowerer.resolve_type(ctx, decl.returns) if decl.returns else None
             rules.procedures[name] = ProcedureSpec(name, _params(lowerer, ctx, decl.params), returns, (),
-                                                   origin(file, decl), pack)
+                                                   origin(file, decl), pack, decl.doc)
         elif isinstance(decl, ast.OptionDecl):
             rules.options[name] = OptionSpec(name, lowerer.resolve_type(ctx, decl.type), ir.Const(None),
                                              decl.doc, origin(file, decl))
@@ -237,7 +237,8 @@ def declare(loaded: LoadedPacks) -> RuleSet:
             ctx = ctx_for(pack, file, what=f"procedure '{name}'", returns=spec.returns,
                           replaces=_kept(table, decl))
             body = lowerer.block(ctx, Scope({p.name: p.type for p in spec.params}), decl.body)
-            rules.procedures[name] = ProcedureSpec(name, spec.params, spec.returns, body, spec.origin, pack)
+            rules.procedures[name] = ProcedureSpec(name, spec.params, spec.returns, body, spec.origin, pack,
+                                                   spec.doc)
             calls["procedure " + name] = ctx.calls
             emits["procedure " + name] = ctx.emits
     trigger_order = 0

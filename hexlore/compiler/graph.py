@@ -92,8 +92,18 @@ class EventTriggerGraph:
         """Procedures a node may call, directly or through other procedures."""
         return {t.removeprefix("procedure:") for t in self._reach(node, "calls")}
 
-    def _reach(self, node: str, kind: str) -> set[str]:
+    def _reach(self, node: str, kind: str) -> frozenset[str]:
+        """What ``node`` reaches by ``kind`` edges, through calls; found once per node and
+        kind (the analyses ask the same nodes again and again: recomputing each answer made
+        them quadratic). The answers are dropped when edges are added."""
         out_edges = self._out()
+        cache = self.__dict__.setdefault("_reached", {})
+        if cache.get("edges") != len(self.edges):
+            cache.clear()
+            cache["edges"] = len(self.edges)
+        key = (node, kind)
+        if key in cache:
+            return cache[key]
         seen: set[str] = set()
         out: set[str] = set()
         todo = [node]
@@ -107,7 +117,8 @@ class EventTriggerGraph:
                     out.add(e.target)
                 if e.kind == "calls":
                     todo.append(e.target)
-        return out
+        cache[key] = frozenset(out)
+        return cache[key]
 
 
 def _dot(text: str) -> str:
@@ -150,25 +161,38 @@ def _never_fires(rules: RuleSet, g: EventTriggerGraph, skipped) -> list[Diagnost
     Procedures (which scenario tests may call) and game blocks can always run; a trigger can
     run if its event is emitted by something that can run. Triggers only emitted to by
     triggers that can never fire can never fire either.
+
+    A worklist: each event becomes live once and wakes its triggers once, so the search is
+    linear in the graph (a fixed point over every trigger per round was quadratic: a chain
+    of triggers declared in reverse order took one round per trigger).
     """
+    listeners: dict[str, list[str]] = {}
+    for t in rules.triggers:
+        listeners.setdefault(t.event, []).append(t.name)
     live: set[str] = set()
+    todo: list[str] = []
+
+    def wake(events) -> None:
+        for event in events:
+            if event not in live:
+                live.add(event)
+                todo.append(event)
+
     for key in rules.calls.keys() | rules.emits.keys():
         if not key.startswith("trigger "):
-            live |= g.emitted_by(key.replace(" ", ":", 1))
-    changed = True
-    while changed:
-        changed = False
-        for t in rules.triggers:
-            if t.event in live:
-                new = g.emitted_by(f"trigger:{t.name}") - live
-                if new:
-                    live |= new
-                    changed = True
+            wake(g.emitted_by(key.replace(" ", ":", 1)))
+    while todo:
+        for name in listeners.get(todo.pop(), ()):
+            wake(g.emitted_by(f"trigger:{name}"))
+    emitters: dict[str, list[str]] = {}
+    for u in rules.triggers:
+        for event in g.emitted_by(f"trigger:{u.name}"):
+            emitters.setdefault(event, []).append(u.name)
     diags = []
     for t in rules.triggers:
         if t.event not in rules.events or t.event in live or t.event in skipped:
             continue
-        sources = sorted(u.name for u in rules.triggers if t.event in g.emitted_by(f"trigger:{u.name}"))
+        sources = sorted(emitters.get(t.event, ()))
         if sources:
             message = (f"trigger '{t.name}' can never fire: '{t.event}' is emitted only by triggers that can "
                        f"never fire ({', '.join(sources)})")

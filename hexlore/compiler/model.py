@@ -146,6 +146,8 @@ class ProcedureSpec:
     body: tuple[ir.S, ...]
     origin: ir.Origin
     pack: str
+    #: a described procedure's description (completion after ``call:`` in a scenario shows it)
+    doc: str | None = None
 
 
 class Timing(str, Enum):

@@ -40,18 +40,27 @@ class Source:
 
     path: str
     text: str
+    #: offsets where each line starts, found on the first quote: a file with N problems is
+    #: printed in linear time (finding each line from the top of the file was quadratic)
+    _starts: list[int] | None = field(default=None, init=False, repr=False, compare=False)
 
     def line_text(self, line: int) -> str:
         """Line ``line`` (1-based) as the parser counts lines: split at '\n' only (str.splitlines
         would also split at form feeds, U+2028 and other characters Lark reads as ordinary)."""
-        start = 0
-        for _ in range(line - 1):
-            start = self.text.find("\n", start) + 1
-            if start == 0:
-                return ""
-        end = self.text.find("\n", start)
-        text = self.text[start:] if end == -1 else self.text[start:end]
+        starts = self._starts
+        if starts is None:  # built whole, then set: a reader on another thread never sees half
+            starts = [0] + [m.end() for m in _NEWLINE.finditer(self.text)]
+            object.__setattr__(self, "_starts", starts)
+        line = max(line, 1)  # as before: a line before the first quotes the first
+        if line > len(starts):
+            return ""
+        start = starts[line - 1]
+        end = starts[line] - 1 if line < len(starts) else len(self.text)
+        text = self.text[start:end]
         return text[:-1] if text.endswith("\r") else text
+
+
+_NEWLINE = re.compile("\n")
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,6 +55,9 @@ class Documents:
     def __init__(self) -> None:
         self.texts: dict[str, str] = {}
         self._compiled: dict[str, Analysis] = {}
+        #: counts the changes: a compile that started before a change (on a worker thread,
+        #: lsp/scheduling.py) must not keep its result for texts that are gone
+        self.generation = 0
         #: the workspace folders (and the trusted roots): no file outside them is read; None
         #: (no workspace) confines each document to the folder it is written in
         self.roots: Roots | None = None
@@ -74,15 +77,27 @@ class Documents:
 
     def set(self, path: str, text: str) -> None:
         self.texts[path] = text
+        self.generation += 1
         self._compiled.clear()
 
     def close(self, path: str) -> None:
         self.texts.pop(path, None)
+        self.generation += 1
         self._compiled.clear()
+
+    def key(self, path: str) -> str:
+        """What a compile of ``path`` is kept under, with the texts' generation: a ``.lore``
+        file is compiled with its folder, a scenario alone."""
+        return f"{Path(path).parent if path.endswith('.lore') else path}@{self.generation}"
+
+    def _keep(self, key: str, generation: int, analysis: Analysis) -> Analysis:
+        if generation == self.generation:
+            self._compiled[key] = analysis
+        return analysis
 
     def analyses(self) -> list[Analysis]:
         """The compiles kept (for workspace symbols: the rule sets the editor has open)."""
-        return list(self._compiled.values())
+        return list(self._compiled.copy().values())
 
     def text(self, path: str) -> str:
         """The editor's text of ``path``, else the saved file's ('' when unreadable)."""
@@ -95,18 +110,18 @@ class Documents:
         """The compile of the folder of ``path`` (a ``.lore`` file), with the unsaved buffers."""
         if path in self.outside:
             return _refused(path)
-        folder = str(Path(path).parent)
-        if folder in self._compiled:
-            return self._compiled[folder]
+        folder, generation = str(Path(path).parent), self.generation
+        kept = self._compiled.get(folder)
+        if kept is not None:
+            return kept
         roots = self.roots_of(path)
         files = sorted({str(f.resolve()) for f in Path(folder).glob("*.lore")
                         if f.is_file() and confine(f, roots) is not None} | {path})
-        rules = compile_packs(files, overlay=self.texts)
+        rules = compile_packs(files, overlay=dict(self.texts))  # a copy: the loop may change texts meanwhile
         analysis = Analysis(rules, modules_of(rules))
         for d in rules.diagnostics:
             analysis.diagnostics.setdefault(_file_of(d, path), []).append(d)
-        self._compiled[folder] = analysis
-        return analysis
+        return self._keep(folder, generation, analysis)
 
     def scenario(self, path: str) -> Analysis:
         """``hexlore check`` of a scenario (its unsaved text), campaign or sheet (as saved), with
@@ -116,8 +131,10 @@ class Documents:
 
         if path in self.outside:
             return _refused(path)
-        if path in self._compiled:
-            return self._compiled[path]
+        generation = self.generation
+        kept = self._compiled.get(path)
+        if kept is not None:
+            return kept
         rules, hexes = None, ()
         text = self.text(path)
         if file_kind(text) != "scenario":
@@ -132,8 +149,7 @@ class Documents:
         analysis = Analysis(rules, modules_of(rules) if rules is not None else {}, hexes=hexes)
         for d in diagnostics:
             analysis.diagnostics.setdefault(_file_of(d, path), []).append(d)
-        self._compiled[path] = analysis
-        return analysis
+        return self._keep(path, generation, analysis)
 
 
 def _refused(path: str) -> Analysis:

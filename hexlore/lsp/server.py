@@ -12,6 +12,7 @@ import asyncio
 from pathlib import Path
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
@@ -24,6 +25,7 @@ from .index import enclosing, word_at
 from .navigation import definition, hover, lookup, outline, workspace_symbols
 from .quickfix import fixes
 from .references import bound, local_binding, references, rename_problem
+from .scheduling import Scheduler, cap_seconds, cut_short
 from .semantic import LEGEND, tokens
 
 #: seconds of quiet after a change before the document is compiled again
@@ -40,6 +42,10 @@ class LoreServer(LanguageServer):
         self._pending: dict[str, asyncio.TimerHandle] = {}
         #: files that were last published with diagnostics
         self._published: set[str] = set()
+        self.scheduler = Scheduler(self._analyse, self.documents.key)
+        #: the latest publish asked for, per document: an older one still computing is dropped
+        self._rounds: dict[str, int] = {}
+        self._tasks: set[asyncio.Task] = set()
         #: documents outside the workspace -> the URI the editor named them by
         self._uris: dict[str, str] = {}
 
@@ -70,30 +76,54 @@ class LoreServer(LanguageServer):
     def lines(self, path: str) -> list[str]:
         return self.documents.text(path).split("\n")
 
-    def analysis(self, path: str) -> Analysis | None:
+    def _analyse(self, path: str) -> Analysis | None:
+        """The compile of ``path`` (on a worker thread: lsp/scheduling.py)."""
         if path.endswith(".lore"):
             return self.documents.lore(path)
         if path.endswith(YAML):
             return self.documents.scenario(path)
         return None
 
+    async def analysis(self, path: str) -> Analysis | None:
+        """The analysis of ``path``, computed off the loop; None past the time cap."""
+        if not path.endswith((".lore", *YAML)):
+            return None
+        analysis, _ = await self.scheduler.within_cap(self.scheduler.submit(path))
+        return analysis
+
     def publish(self, path: str) -> None:
-        """Compile the document's rule set and publish the diagnostics of each of its files."""
-        analysis = self.analysis(path)
-        if analysis is None:
+        """Compile the document's rule set off the loop, and publish the diagnostics of each of
+        its files when it is done (a W005 first if that takes longer than the cap)."""
+        if not path.endswith((".lore", *YAML)):
+            return
+        self._rounds[path] = round_ = self._rounds.get(path, 0) + 1
+        task = asyncio.get_running_loop().create_task(self._publish(path, round_))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _publish(self, path: str, round_: int) -> None:
+        future = self.scheduler.submit(path)
+        analysis, in_time = await self.scheduler.within_cap(future)
+        if not in_time:
+            if self._rounds.get(path) == round_:
+                self._send(path, [cut_short(path, cap_seconds())])
+            analysis = await asyncio.wrap_future(future)
+        if analysis is None or self._rounds.get(path) != round_:
             return
         # files this compile covers that had problems before and may have none now get an empty list
         files = set(analysis.diagnostics) | {path} | (self._published & set(analysis.modules))
         for file in sorted(files):
-            found = analysis.diagnostics.get(file, [])
-            lines = self.lines(file)
-            uri = self._uris.get(file) if file in self.documents.outside else None
-            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-                uri=uri or from_fs_path(file) or Path(file).as_uri(), diagnostics=[diagnostic(d, lines) for d in found]))
-            if found:
-                self._published.add(file)
-            else:
-                self._published.discard(file)
+            self._send(file, analysis.diagnostics.get(file, []))
+
+    def _send(self, file: str, found: list) -> None:
+        lines = self.lines(file)
+        uri = self._uris.get(file) if file in self.documents.outside else None
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri or from_fs_path(file) or Path(file).as_uri(), diagnostics=[diagnostic(d, lines) for d in found]))
+        if found:
+            self._published.add(file)
+        else:
+            self._published.discard(file)
 
     def schedule(self, path: str) -> None:
         """Publish after ``DEBOUNCE`` seconds unless the document changes again first."""
@@ -144,30 +174,30 @@ def _at(ls: LoreServer, params: types.TextDocumentPositionParams) -> tuple[str, 
 
 
 @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["."]))
-def on_completion(ls: LoreServer, params: types.CompletionParams) -> types.CompletionList:
+async def on_completion(ls: LoreServer, params: types.CompletionParams) -> types.CompletionList:
     path, lines, line, column = _at(ls, params)
     if path.endswith(YAML):
-        analysis = ls.analysis(path)
+        analysis = await ls.analysis(path)
         text = lines[line][:column] if line < len(lines) else ""
         return types.CompletionList(is_incomplete=False, items=in_yaml(analysis.rules if analysis else None, text,
                                                                         analysis.hexes if analysis else ()))
-    analysis = ls.analysis(path) if path.endswith(".lore") else None
+    analysis = await ls.analysis(path) if path.endswith(".lore") else None
     rules = analysis.rules if analysis else None
     module = analysis.modules.get(path) if analysis else None
     return types.CompletionList(is_incomplete=False, items=complete(rules, module, lines, line, column))
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
-def on_hover(ls: LoreServer, params: types.HoverParams) -> types.Hover | None:
+async def on_hover(ls: LoreServer, params: types.HoverParams) -> types.Hover | None:
     path, lines, line, column = _at(ls, params)
-    analysis = ls.analysis(path)
+    analysis = await ls.analysis(path)
     return hover(analysis, lines[line], column) if analysis and line < len(lines) else None
 
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-def on_definition(ls: LoreServer, params: types.DefinitionParams) -> list[types.Location]:
+async def on_definition(ls: LoreServer, params: types.DefinitionParams) -> list[types.Location]:
     path, lines, line, column = _at(ls, params)
-    analysis = ls.analysis(path)
+    analysis = await ls.analysis(path)
     if analysis is None or line >= len(lines):
         return []
     word = word_at(lines[line], column)
@@ -185,9 +215,9 @@ def on_definition(ls: LoreServer, params: types.DefinitionParams) -> list[types.
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-def on_document_symbol(ls: LoreServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+async def on_document_symbol(ls: LoreServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
     path = ls.path(params.text_document.uri)
-    analysis = ls.analysis(path) if path.endswith(".lore") else None
+    analysis = await ls.analysis(path) if path.endswith(".lore") else None
     module = analysis.modules.get(path) if analysis else None
     return outline(module, ls.lines(path)) if module is not None else []
 
@@ -199,11 +229,11 @@ def on_code_action(ls: LoreServer, params: types.CodeActionParams) -> list[types
     return [a for d in params.context.diagnostics for a in fixes(params.text_document.uri, lines, d)]
 
 
-def _named_here(ls: LoreServer, params: types.TextDocumentPositionParams) -> tuple[Analysis, str] | None:
+async def _named_here(ls: LoreServer, params: types.TextDocumentPositionParams) -> tuple[Analysis, str] | None:
     """The analysis and the declared name at the cursor; None on a field, a local name or
     anything no declaration of the rule set has."""
     path, lines, line, column = _at(ls, params)
-    analysis = ls.analysis(path)
+    analysis = await ls.analysis(path)
     word = word_at(lines[line], column) if line < len(lines) else None
     if analysis is None or word is None or word.after_dot:
         return None
@@ -228,8 +258,8 @@ def _places(ls: LoreServer, analysis: Analysis, name: str, declarations: bool) -
 
 
 @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-def on_references(ls: LoreServer, params: types.ReferenceParams) -> list[types.Location]:
-    named = _named_here(ls, params)
+async def on_references(ls: LoreServer, params: types.ReferenceParams) -> list[types.Location]:
+    named = await _named_here(ls, params)
     if named is None:
         return []
     places = _places(ls, *named, params.context.include_declaration)
@@ -237,24 +267,24 @@ def on_references(ls: LoreServer, params: types.ReferenceParams) -> list[types.L
 
 
 @server.feature(types.TEXT_DOCUMENT_RENAME)
-def on_rename(ls: LoreServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+async def on_rename(ls: LoreServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
     """Rename a declaration and every use of it in the packs of its rule set (not in YAML)."""
-    named = _named_here(ls, params)
+    named = await _named_here(ls, params)
     if named is None:
         return None
     analysis, old = named
     problem = rename_problem(analysis.modules, {f: ls.lines(f) for f in analysis.modules}, analysis.rules,
                              old, params.new_name)
-    if problem:
-        raise ValueError(f"cannot rename '{old}': {problem}")
+    if problem:  # an error response the editor shows as it is: no traceback, the reason
+        raise JsonRpcException(f"cannot rename '{old}': {problem}", code=types.LSPErrorCodes.RequestFailed)
     return types.WorkspaceEdit(changes={uri: [types.TextEdit(range=r, new_text=params.new_name) for r in ranges]
                                         for uri, ranges in _places(ls, analysis, old, True).items()})
 
 
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
-def on_semantic_tokens(ls: LoreServer, params: types.SemanticTokensParams) -> types.SemanticTokens:
+async def on_semantic_tokens(ls: LoreServer, params: types.SemanticTokensParams) -> types.SemanticTokens:
     path = ls.path(params.text_document.uri)
-    analysis = ls.analysis(path) if path.endswith(".lore") else None
+    analysis = await ls.analysis(path) if path.endswith(".lore") else None
     module = analysis.modules.get(path) if analysis else None
     if module is None:
         return types.SemanticTokens(data=[])

@@ -33,6 +33,7 @@ CORPUS = [
     ("tests/fixtures/campaign/first_blood.yaml", "yaml"),
     ("tests/fixtures/campaign/duellists.sheet.yaml", "yaml"),
     ("tests/fixtures/campaign/two_fords.campaign.yaml", "yaml"),
+    ("tests/fuzz/corpus/trigger_graph.lore", "lore"),  # generated: cycles, ladders, latches, counters
     ("rules/tickclock/look.yaml", "yaml"),  # a pack's look: check reads it as render does (issue 30)
 ]
 
@@ -142,3 +143,44 @@ def mutate(data: bytes, rng: random.Random, rounds: int | None = None) -> bytes:
 def seed_files() -> list[tuple[Path, str, bytes]]:
     """(path, kind, bytes) of the corpus."""
     return [(ROOT / p, kind, (ROOT / p).read_bytes()) for p, kind in CORPUS]
+
+
+# ---------------------------------------------------------------- generated trigger graphs (issue 30)
+_GUARDS = ["", " if a > 0", " if not u.done", " if u.uses < 3", " if b >= 1", " if a > 0 and not u.done"]
+_LATCHES = ["", "u.done = true", "u.uses += 1", "u.done = false", "u.uses -= 1"]
+_ARGS = ["a", "b", "a - 1", "b - 1", "a + 1", "3", "b - 2"]
+
+
+def trigger_graph_pack(seed: int, triggers: int = 12) -> str:
+    """A pack of ``triggers`` triggers on a few events, each emitting one or two of them:
+    guards, latches set before or after the emit, counters passed on, dropped, swapped or
+    raised, emits under ``if``s and through procedures. The shapes the cycle check must
+    classify (endless, latched, counted, unproven) and the ladders and diamonds that made
+    it exponential, named by a seed."""
+    rng = random.Random(seed)
+    events = max(1, triggers // 2)
+    lines = ["pack fuzz.graph", "fields unit { done: bool = false\n uses: int = 0 }"]
+    lines += [f"event e{i}(a: int, b: int, u: unit)" for i in range(events)]
+    procedures = []
+    for i in range(triggers):
+        timing = rng.choice(["on", "on", "on", "after"])
+        body = []
+        latch = rng.choice(_LATCHES)
+        if latch and rng.random() < 0.7:
+            body.append(latch)
+        for k in range(rng.choice([1, 1, 2])):
+            emit = (f"emit e{rng.randrange(events)}(a: {rng.choice(_ARGS)}, b: {rng.choice(_ARGS)}, u: u)")
+            shape = rng.random()
+            if shape < 0.2:
+                emit = f"if a > 0 {{ {emit} }}"
+            elif shape < 0.3:
+                procedures.append(f"procedure p{i}_{k}(a: int, b: int, u: unit) {{ {emit} }}")
+                emit = f"p{i}_{k}(a: a, b: b, u: u)"
+            body.append(emit)
+        if latch and len(body) == len([b for b in body if b != latch]) and rng.random() < 0.5:
+            body.append(latch)  # set after the emit: no latch
+        lines.append(f"trigger t{i} {timing} e{rng.randrange(events)}{rng.choice(_GUARDS)} {{\n  "
+                     + "\n  ".join(body) + "\n}")
+    lines += procedures
+    lines.append("procedure go(u: unit) { emit e0(a: 3, b: 3, u: u) }")
+    return "\n".join(lines) + "\n"
