@@ -14,6 +14,10 @@ can find a unit in the picture without reading its geometry.
 Colours and unit marks come from the packs' look (hexlore/look.py: ``look.yaml`` beside a
 pack), with defaults a terrain's name suggests; a unit shows its mark (or its type's initials),
 its whole id under the disc, and its strength fields (the look's ``strength``) in a badge.
+
+A picture is an output of untrusted files, bounded like them: a board of more than
+``MAX_DRAWN_HEXES`` hexes (hexlore/dsl/limits.py) is refused with ``S127``, which ``hexlore
+check`` reports in advance as a warning.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from collections.abc import Iterable
 from xml.sax.saxutils import escape, quoteattr
 
 from .look import Look
+from .runtime.analysis.output_budget import too_large_to_draw
 from .runtime.geometry.grid import Hex
 from .runtime.engine.state import GameState, Unit
 
@@ -98,9 +103,13 @@ def board_svg(state: GameState, title: str = "", size: float = 26.0, look: Look 
     """The position as an SVG document (text), identical for identical positions and looks;
     ``units=False`` draws the board alone (a replay draws the units of each step itself).
     ``terrains`` and ``also`` as :func:`terrain_colours` (a replay draws the board as it began,
-    with a colour for every terrain the game will show)."""
+    with a colour for every terrain the game will show). A board of more than MAX_DRAWN_HEXES
+    hexes is refused (OutputTooLarge, S127) before anything is drawn."""
     look = look or Look()
     board = state.board
+    refused = too_large_to_draw(len(board))
+    if refused is not None:
+        raise refused
     hexes = sorted(board, key=lambda h: (h.r, h.q))
     centres = {h: _centre(h, size) for h in hexes}
     margin = size * 1.2

@@ -116,9 +116,13 @@ def test_every_code_is_documented(code: str) -> None:
 # O codes (odds and sweeps) are not problems of `hexlore check`: tests/test_odds_*.py trigger them.
 # S017 and S018 need two campaign runs at once: tests/test_campaign_lock.py triggers them.
 CONCURRENT = {"S017", "S018"}
+# S128 and S129 refuse an output (a replay past its budget, a sweep of too many games), which
+# `hexlore check` cannot see: tests/test_output_budget.py triggers them.
+OUTPUTS = {"S128", "S129"}
 
 
-@pytest.mark.parametrize("code", [c for c in SOURCE_CODES if not c.startswith("O") and c not in CONCURRENT])
+@pytest.mark.parametrize("code", [c for c in SOURCE_CODES
+                                  if not c.startswith("O") and c not in CONCURRENT | OUTPUTS])
 def test_every_code_has_a_fixture(code: str) -> None:
     covered = {m for e in EXPECTED + RUN_EXPECTED
                for m in re.findall(r"\[([A-Z]\d{3})\]", e.read_text(encoding="utf-8"))}
