@@ -5,7 +5,7 @@ log bytes), but what is made *from* a game can cost far more than playing it: a 
 the whole board before each of 100,000 log entries, a 288-byte scenario asks for a 500x500
 board drawn as 71 MB of SVG, ``sweep --games 100000000`` asks for 10^8 records. Each output
 therefore counts against a limit of :mod:`hexlore.dsl.limits`, and a refusal says which limit,
-the figure, and what to do, as a diagnostic (never a MemoryError, never a partial file):
+the amount, and what to do, as a diagnostic (never a MemoryError, never a partial file):
 
 - ``S127``: a board too large to draw (``check`` warns in advance; ``render``, ``run --html``
   and ``replay`` refuse before playing or writing);
@@ -14,7 +14,7 @@ the figure, and what to do, as a diagnostic (never a MemoryError, never a partia
 - ``S129``: a sweep of more games than one sweep plays.
 
 Kept in the runtime so that the scenario checks, the recorder, the drawing and the API share
-the same figures and messages.
+the same limits and messages.
 """
 
 from __future__ import annotations
