@@ -69,7 +69,7 @@ def test_the_issues_flood_on_a_large_board_is_refused_before_it_is_played(tmp_pa
     # 100,000 entries (129 s, 6 GB): now the board is refused before the log is opened
     scenario = flooding(tmp_path, 60, 500, 200)
     log, page = tmp_path / "game.jsonl", tmp_path / "game.html"
-    outcome = run_bounded("run", str(scenario), "--log", str(log), "--html", str(page))
+    outcome = run_bounded("run", str(scenario), "--log", str(log), "--html", str(page), cpu_seconds=10)
     assert_refused(outcome, "S127")
     assert "error[S127]: the board has 100,000 hexes, more than a picture or a replay page draws (10,000)" \
         in outcome.output
@@ -82,12 +82,14 @@ def test_a_288_byte_scenario_asks_for_no_77_mb_page_nor_71_mb_picture(tmp_path):
                         .replace("@H@", "500"), encoding="utf-8")
     assert len(scenario.read_bytes()) < 300
     picture, page = tmp_path / "board.svg", tmp_path / "game.html"
+    # opening a 250,000-hex scenario costs about 5 CPU s by itself (the board and its hexes'
+    # fields are set up, as for any command), so the bound is on what comes after
     for args, output in ((("render", "-o", str(picture)), picture), (("run", "--html", str(page)), page)):
-        outcome = run_bounded(args[0], str(scenario), *args[1:])
+        outcome = run_bounded(args[0], str(scenario), *args[1:], cpu_seconds=20)
         assert_refused(outcome, "S127")
         assert "wide.yaml:4:8: error[S127]: the board has 250,000 hexes" in outcome.output
         assert not output.exists()
-    checked = run_bounded("check", str(scenario))  # said in advance, as a warning: the game plays
+    checked = run_bounded("check", str(scenario), cpu_seconds=20)  # a warning in advance: the game plays
     assert checked.returncode == 0 and "warning[S127]" in checked.output, checked.describe()
 
 
