@@ -146,6 +146,7 @@ class Recorder:
                 known[h] = now
                 changed.append([state.board.label(h), terrain_name(state, h)])
         if changed:
+            self.budget.write(len(json.dumps(changed, separators=(",", ":"), ensure_ascii=False)))
             self.terrain_changes[len(self.frames) - 1] = changed
 
     def write(self, text: str) -> int:
@@ -153,6 +154,9 @@ class Recorder:
         if self.refused is None:
             try:
                 self.budget.write(len(text))
+                offered = getattr(self.events, "offered", None)
+                if offered is not None:  # the options a decision offered go on the page too
+                    self.budget.write(len(json.dumps(offered, separators=(",", ":"), ensure_ascii=False)))
                 self._note()
             except OutputTooLarge as refused:
                 self._refuse(refused)
