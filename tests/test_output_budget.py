@@ -12,6 +12,7 @@ rlimits (tests/bounded.py): on the code before this work each was killed by the 
 from __future__ import annotations
 
 import io
+import json
 import re
 
 import pytest
@@ -188,3 +189,22 @@ def test_the_documented_limits_are_the_ones_enforced():
     for figure in (limits.MAX_DRAWN_HEXES, limits.MAX_REPLAY_CELLS, limits.MAX_SWEEP_GAMES):
         assert f"| {figure:,} |" in language
     assert limits.MAX_PAGE_BYTES == 16 * 1024 * 1024 and "| 16 MiB |" in language
+
+
+def _json_bytes(value) -> int:
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+
+
+def test_the_recorder_spends_what_the_page_will_hold():
+    # a game with terrain placed in play and decisions with their options: every part of the
+    # recording the page carries is counted, so the budget is spent as the recording grows
+    loaded = api.open_scenario("battlelore/ford_campaign/haunted_crossing")
+    recorder = Recorder()
+    api.run(loaded, seed=1, recorder=recorder)
+    assert recorder.refused is None and recorder.terrain_changes and recorder.offered
+    spent = output_budget.MAX_PAGE_BYTES - recorder.budget.bytes
+    assert spent == (sum(map(len, recorder.lines)) + sum(_json_bytes(f) + 1 for f in recorder.frames)
+                     + sum(map(_json_bytes, recorder.terrain_changes.values()))
+                     + sum(map(_json_bytes, recorder.offered.values())))
+    cells = output_budget.MAX_REPLAY_CELLS - recorder.budget.cells
+    assert cells == len(recorder.frames) * (len(loaded.scenario.board) + len(recorder.unit_ids))
