@@ -25,8 +25,9 @@ from .loading import Loaded, bundled_scenarios_root, declared_search_paths, open
 from .compiler.packs import inside, resolved
 from .dsl.files import is_file, read_source
 from .dsl.diagnostics import Diagnostic, Source, did_you_mean, error
+from .dsl.output_files import OutputError, remove_stale_temporaries
 from .runtime.scenarios.campaign_files import (Adventure, Campaign, Sheet, dump_sheet, load_campaign, load_sheet,
-                                     write_atomically)
+                                               next_revision, write_atomically)
 from .runtime.engine.cast import CampaignUnit, Cast, stored
 from .runtime.engine.game import Game, GameResult, RuntimeRuleError, ScenarioError
 
@@ -272,7 +273,12 @@ def play_adventure(opened: OpenedCampaign, adventure: Adventure, seed: int | Non
                             campaign.path, campaign.span_of("sheet"),
                             "someone edited the sheet during the game: play the adventure again "
                             "('hexlore campaign CAMPAIGN --adventure K')")]
-    write_atomically(campaign.sheet_path(), dump_sheet(units, history, sheet.revision + 1))
+    try:  # through a link to the sheet's target; a full disk leaves the sheet as it was (S130)
+        if log_file is not None and hasattr(log_file, "flush"):
+            log_file.flush()  # the adventure's log is written before the sheet records it
+        write_atomically(campaign.sheet_path(), dump_sheet(units, history, next_revision(sheet.revision)))
+    except OutputError as exc:
+        return None, [exc.diagnostic()]
     changes = {uid: {n: (before[uid][n], after[uid][n]) for n in fields if before[uid][n] != after[uid][n]}
                for uid in after}
     return AdventureResult(adventure.number, name, seed, result.winner, result, changes), []
@@ -310,8 +316,12 @@ def _sheet_exists(campaign: Campaign) -> bool:
 def _sheet_lock(campaign: Campaign):
     """Hold an exclusive lock on the sheet while a campaign plays (a hidden ``.NAME.lock`` file
     beside it): a second run on the same sheet is refused at once instead of playing the same
-    adventure and recording it twice. Yields None when locked, else the diagnostic to report."""
-    sheet = campaign.sheet_path()
+    adventure and recording it twice. Yields None when locked, else the diagnostic to report.
+
+    The lock is taken beside the sheet's target, links followed: two campaigns that reach one
+    sheet through different links (or one through a link, one directly) share one lock. Under
+    it, the temporary files a killed save left beside the sheet are removed."""
+    sheet = Path(os.path.realpath(campaign.sheet_path()))
     lock = sheet.with_name(f".{sheet.name}.lock")
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
@@ -327,6 +337,7 @@ def _sheet_lock(campaign: Campaign):
                         "playing it", campaign.path, campaign.span_of("sheet"),
                         "wait for it to finish, then run again: it plays what is left")
             return
+        remove_stale_temporaries(sheet)
         yield None
     finally:
         os.close(fd)  # closing releases the lock

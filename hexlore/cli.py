@@ -37,7 +37,24 @@ def _console(**options) -> Console:
 
 
 
-@click.group()
+class _Commands(click.Group):
+    """The command group: an output that cannot be written (a full disk, a read-only folder)
+    ends any command with its ``S130`` report and exit code 1, not a traceback; the file it
+    would have replaced is left as it was (hexlore/dsl/output_files.py)."""
+
+    def invoke(self, ctx: click.Context):
+        from .dsl.output_files import OutputError
+
+        try:
+            return super().invoke(ctx)
+        except OutputError as exc:
+            from .cli_files import report_output_error
+
+            report_output_error(exc)
+            ctx.exit(1)
+
+
+@click.group(cls=_Commands)
 @click.version_option(package_name="hexlore")
 @click.option("--packs-path", "packs_path", multiple=True, type=click.Path(file_okay=False),
               help="A folder searched for packs after the scenario's own (repeatable; added "
@@ -59,9 +76,9 @@ def main(packs_path: tuple[str, ...] = ()) -> None:
               help="Output format: text (gcc style), json, github (annotations; chosen automatically "
                    "on GitHub Actions) or sarif (2.1.0, for code scanning).")
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit code 1).")
-@click.option("-o", "--output", type=click.File("w", encoding="utf-8", lazy=True), default=None,
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
               help="Write the report to this file instead of standard output.")
-def check(paths: tuple[str, ...], fmt: str, strict: bool, output) -> None:
+def check(paths: tuple[str, ...], fmt: str, strict: bool, output: str | None) -> None:
     """Check rule packs (.lore), scenarios, campaigns and sheets (.yaml), reporting every problem.
 
     Exit code 0: nothing failed; 1: errors (or warnings, with --strict); 2: misuse.
@@ -70,7 +87,20 @@ def check(paths: tuple[str, ...], fmt: str, strict: bool, output) -> None:
     from .cli_output import print_diagnostics
 
     diagnostics, sources = api.check(list(paths))
-    code = print_diagnostics(diagnostics, sources, fmt, strict, output)
+    if output == "-":
+        output = None
+    if output is None:
+        code = print_diagnostics(diagnostics, sources, fmt, strict)
+    else:
+        import io
+
+        from .cli_files import refuse_outputs_over_inputs
+        from .dsl.output_files import write_atomically
+
+        refuse_outputs_over_inputs({"--output": output}, [*paths, *sources])
+        text = io.StringIO()
+        code = print_diagnostics(diagnostics, sources, fmt, strict, text)
+        write_atomically(output, text.getvalue())
     if report.choose_format(fmt) == "text" and not diagnostics:
         click.echo("no problems found", err=True)
     sys.exit(code)
@@ -113,6 +143,9 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
     warnings = loaded.play_warnings()
     if warnings:  # problems inside the tests: said, and the game is played without them
         print_diagnostics(warnings, loaded.sources, "text", output=sys.stderr)
+    from .cli_files import refuse_outputs_over_inputs, scenario_inputs
+
+    refuse_outputs_over_inputs({"--log": log_path, "--html": html_path}, scenario_inputs(loaded.sources))
     sides = [s.name for s in loaded.scenario.sides]
     for side in policy_options:
         if side not in sides:
@@ -196,8 +229,9 @@ def _write_replay(path: str, loaded, recorder, seed: int | None, console) -> boo
         print_diagnostics([located(refused, loaded.scenario)], loaded.sources, "text", output=console.file)
         console.print("no replay written")
         return False
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
-        out.write(html)
+    from .dsl.output_files import write_atomically
+
+    write_atomically(path, html)
     console.print(f"replay: {escape(path)} ({len(recording.lines)} entries)")
     return True
 
@@ -232,12 +266,16 @@ def replay_command(log: str, scenario: str, seed: int | None, max_rounds: int | 
     if "human" in policy_options.values():
         raise click.BadParameter("a person's decisions cannot be played again", param_hint="'--policy'")
     _exit_if_not_drawable(loaded)
-    if os.path.getsize(log) > MAX_LOG_BYTES:  # no game writes it: refused before it is read
+    from .cli_files import read_log_lines, refuse_outputs_over_inputs, scenario_inputs
+
+    refuse_outputs_over_inputs({"--output": output}, [log, *scenario_inputs(loaded.sources)])
+    if os.path.isfile(log) and os.path.getsize(log) > MAX_LOG_BYTES:  # no game writes it: not read
         click.echo(f"no replay written: '{log}' holds {os.path.getsize(log):,} bytes, more than a game's log "
                    f"may ({MAX_LOG_BYTES:,}): is it the log of a game?", err=True)
         sys.exit(1)
-    with open(log, encoding="utf-8") as f:
-        lines = f.read().splitlines()
+    lines, unreadable = read_log_lines(log)
+    if lines is None:
+        sys.exit(print_diagnostics([unreadable] if unreadable else [], {}, "text") or 1)
     try:
         made = replay_log(lines, loaded, seed=seed, policies=dict(policy_options), max_rounds=max_rounds)
     except (ReplayMismatch, LookError) as exc:
@@ -247,19 +285,20 @@ def replay_command(log: str, scenario: str, seed: int | None, max_rounds: int | 
         print_diagnostics([located(refused, loaded.scenario)], loaded.sources, "text", output=sys.stderr)
         click.echo("no replay written", err=True)
         sys.exit(1)
-    with open(output, "w", encoding="utf-8", newline="\n") as out:
-        out.write(made.html)
+    from .dsl.output_files import write_atomically
+
+    write_atomically(output, made.html)
     click.echo(f"replay: {output} ({len(made.recording.lines)} entries)")
 
 
 @main.command()
 @click.argument("scenario")
-@click.option("-o", "--output", type=click.File("w", encoding="utf-8", lazy=True), default="-",
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Write the picture to this file (default: standard output).")
 @click.option("--rounds", type=click.IntRange(min=0), default=0, show_default=True,
               help="Play this many rounds first (the game's setup included); 0 draws the scenario as set out.")
 @click.option("--seed", type=int, default=None, help="Seed for dice and random policies (with --rounds).")
-def render(scenario: str, output, rounds: int, seed: int | None) -> None:
+def render(scenario: str, output: str, rounds: int, seed: int | None) -> None:
     """Draw SCENARIO's board, terrain and units as SVG (deterministic: same position, same bytes)."""
     from . import api
     from .cli_output import exit_if_no_scenario, print_diagnostics
@@ -270,7 +309,15 @@ def render(scenario: str, output, rounds: int, seed: int | None) -> None:
         sys.exit(print_diagnostics(diagnostics, sources, "text") or 1)
     if diagnostics:  # problems inside the scenario's tests, which do not change the position
         print_diagnostics(diagnostics, sources, "text", output=sys.stderr)
-    output.write(svg)
+    if output == "-":
+        with click.open_file("-", "w", encoding="utf-8") as out:  # what click.File("w") gave: same bytes
+            out.write(svg)
+        return
+    from .cli_files import refuse_outputs_over_inputs, scenario_inputs
+    from .dsl.output_files import write_atomically
+
+    refuse_outputs_over_inputs({"--output": output}, scenario_inputs(sources))
+    write_atomically(output, svg)
 
 
 @main.command(name="test")
@@ -403,6 +450,13 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
             text = ", ".join(f"{escape(f)} {shown(a)} -> {shown(b)}" for f, (a, b) in changed.items())
             console.print(f"  {escape(uid)}: {text or 'no change'}")
 
+    if log_path and log_path != STDOUT:
+        from .campaign import open_campaign
+        from .cli_files import refuse_outputs_over_inputs, scenario_inputs
+
+        opened = open_campaign(campaign_file)
+        sheet = [str(opened.campaign.sheet_path())] if opened.campaign is not None and opened.campaign.sheet else []
+        refuse_outputs_over_inputs({"--log": log_path}, [campaign_file, *sheet, *scenario_inputs(opened.sources)])
     log_file = LogFile(log_path) if log_path else None
     try:
         results, diagnostics, sources = api.campaign(campaign_file, seed=seed, adventure=adventure,

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 from .compiler.packs import bundled_rules_root
+from .dsl.output_files import write_atomically
 from .loading import open_variant
 from .runtime.analysis.sweep import GameRecord, play_games
 
@@ -83,7 +84,7 @@ def _localise(job: SweepJob) -> tuple[str, list[str]]:
     for p, text in job.files:
         target = Path(moved(p))
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        write_atomically(target, text)
     return moved(job.scenario), [moved(p) for p in job.extra_packs]
 
 

@@ -115,7 +115,9 @@ def test_every_code_is_documented(code: str) -> None:
 
 # O codes (odds and sweeps) are not problems of `hexlore check`: tests/test_odds_*.py trigger them.
 # S017 and S018 need two campaign runs at once: tests/test_campaign_lock.py triggers them.
-CONCURRENT = {"S017", "S018"}
+# S130-S132 are about a command's output files and the log given to replay, not about a file
+# check reads: tests/test_writes.py triggers them.
+CONCURRENT = {"S017", "S018", "S130", "S131", "S132"}
 # S128 and S129 refuse an output (a replay past its budget, a sweep of too many games), which
 # `hexlore check` cannot see: tests/test_output_budget.py triggers them.
 OUTPUTS = {"S128", "S129"}
