@@ -52,6 +52,8 @@ CONCURRENT = {"S017", "S018"}  # need two runs at once: tests/test_campaign_lock
 # refuse outputs `check` cannot see (a replay past its budget, a sweep of too many games):
 # tests/test_output_budget.py checks their text
 CONCURRENT |= {"S128", "S129"}
+# about a command's output files and the log given to replay (S130-S132): tests/test_writes.py
+CONCURRENT |= {"S130", "S131", "S132"}
 
 
 def _documented_headlines() -> list[tuple[str, str]]:
