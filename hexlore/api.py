@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .compiler import compile_packs
-from .dsl.diagnostics import Diagnostic, Source, Span, error
+from .dsl.diagnostics import Diagnostic, Severity, Source, Span, error
 from .compiler.packs import PACK_OUTSIDE_ROOTS, display_path
 from .dsl.confine import Roots, command_line_root, confine, walk
 from .dsl.files import is_dir, is_file
@@ -223,11 +223,15 @@ def render(name: str, seed: int | None = None, rounds: int = 0,
     the packs' look (hexlore/look.py; a bad look file gives its diagnostics, as ``check`` does)."""
     from .look import LookError, look_of
     from .render import board_svg
+    from .runtime.analysis.output_budget import board_problem
     from .runtime.engine.game import Game, RuntimeRuleError
 
     loaded = open_scenario(name)
     if not loaded.playable:  # a problem inside the tests does not change the position
         return None, loaded.diagnostics, loaded.sources
+    too_large = board_problem(loaded.scenario, Severity.ERROR)
+    if too_large is not None:  # refused before a round is played or a byte drawn
+        return None, [too_large], loaded.sources
     try:  # before playing: a bad look is found in the time it takes to read it
         look = look_of(loaded.rules)
     except LookError as exc:
@@ -383,11 +387,16 @@ def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", s
     called with the number of games finished after each chunk. ``timing`` says where the
     wall-clock time went: ``backend_seconds`` for Ray's own start-up and shutdown (0 locally),
     ``sweep_seconds`` for the rest (workers starting and compiling once each, the games); it is
-    the one part of the report that differs from run to run.
+    the one part of the report that differs from run to run. A sweep plays at most
+    ``MAX_SWEEP_GAMES`` games (hexlore/dsl/limits.py; ``S129`` beyond).
     """
     from . import sweep_backends as backends
     from .runtime.analysis import sweep as stats
+    from .runtime.analysis.output_budget import sweep_problem
 
+    too_many = sweep_problem(games)
+    if too_many is not None:  # refused before a scenario is opened or a seed derived
+        return None, [too_many], {}
     loaded = open_scenario(scenario)
     if not loaded.playable:  # problems inside the tests do not stop the games
         return None, loaded.diagnostics, loaded.sources

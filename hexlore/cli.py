@@ -146,6 +146,8 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
     report_to = sys.stderr if log_to_stdout else None  # standard output holds only the log
     if not loaded.playable:  # refused before the log is opened: no empty log is left behind
         sys.exit(print_diagnostics(loaded.diagnostics, loaded.sources, "text", output=report_to) or 1)
+    if html_path:  # a board too large to draw (S127): refused before playing, no log left behind
+        _exit_if_not_drawable(loaded, report_to)
     warnings = loaded.play_warnings()
     if warnings:  # problems inside the tests: said, and the game is played without them
         print_diagnostics(warnings, loaded.sources, "text", output=sys.stderr)
@@ -185,14 +187,15 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
             log_file.close()
     if watch is not None:
         watch.flush()
+    written = True
     if recorder is not None and recorder.state is not None:  # a replay of what was played, even a failed game
-        _write_replay(html_path, loaded, recorder, seed, console)
+        written = _write_replay(html_path, loaded, recorder, seed, console)
     if result is None:
         failures = [d for d in diagnostics if d not in warnings]
         sys.exit(print_diagnostics(failures, sources, "text", output=report_to) or 1)
     if fmt == "json":
         click.echo(json.dumps(result.summary(), indent=2, sort_keys=True), err=log_to_stdout)
-        return
+        sys.exit(0 if written else 1)
     console.print(f"[bold]winner:[/bold] {escape(result.winner or 'none (draw)')}")
     console.print(f"[bold]rounds:[/bold] {result.rounds}   [bold]turns:[/bold] {result.turns}")
     for side, lost in result.eliminated.items():
@@ -202,6 +205,8 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
                       f"{cost['simulations']} futures, {cost['ms_per_decision']:.1f} ms a decision")
     if log_file:
         console.print(f"event log: {escape(log_file.shown)} ({len(result.log)} entries)")
+    if not written:
+        sys.exit(1)
 
 
 def _exit_if_bad_look(loaded, report_to) -> None:
@@ -217,22 +222,41 @@ def _exit_if_bad_look(loaded, report_to) -> None:
                  or 1)
 
 
-def _write_replay(path: str, loaded, recorder, seed: int | None, console) -> None:
-    from .cli_output import escape
+def _exit_if_not_drawable(loaded, report_to=None) -> None:
+    """Exit 1 with S127 when the scenario's board is too large for a replay page to draw."""
+    from .cli_output import print_diagnostics
+    from .dsl.diagnostics import Severity
+    from .runtime.analysis.output_budget import board_problem
+
+    too_large = board_problem(loaded.scenario, Severity.ERROR)
+    if too_large is not None:
+        sys.exit(print_diagnostics([too_large], loaded.sources, "text", output=report_to) or 1)
+
+
+def _write_replay(path: str, loaded, recorder, seed: int | None, console) -> bool:
+    """Write the replay page; False (said, nothing written) when it is past its budget: the
+    game's summary and failures are still printed, and the command exits 1."""
+    from .cli_output import escape, print_diagnostics
     from .look import LookError
     from .replay.make import page_of, title_of
     from .replay.record import recording_of
+    from .runtime.analysis.output_budget import OutputTooLarge, located
 
-    recording = recording_of(recorder, title_of(loaded, seed))
     try:
+        recording = recording_of(recorder, title_of(loaded, seed))
         html = page_of(loaded, recording)
     except LookError as exc:
         console.print(f"no replay written: {escape(str(exc))}")
         sys.exit(1)
+    except OutputTooLarge as refused:  # the recording or the page past its budget (S128)
+        print_diagnostics([located(refused, loaded.scenario)], loaded.sources, "text", output=console.file)
+        console.print("no replay written")
+        return False
     from .dsl.output_files import write_atomically
 
     write_atomically(path, html)
     console.print(f"replay: {escape(path)} ({len(recording.lines)} entries)")
+    return True
 
 
 @main.command(name="replay")
@@ -255,6 +279,8 @@ def replay_command(log: str, scenario: str, seed: int | None, max_rounds: int | 
     from .cli_output import exit_if_no_scenario, print_diagnostics
     from .look import LookError
     from .replay.make import ReplayMismatch, replay_log
+    from .runtime.analysis.output_budget import OutputTooLarge, located
+    from .runtime.engine.bounds import MAX_LOG_BYTES
 
     exit_if_no_scenario(scenario)
     loaded = api.open_scenario(scenario)
@@ -263,9 +289,14 @@ def replay_command(log: str, scenario: str, seed: int | None, max_rounds: int | 
     if "human" in policy_options.values():
         raise click.BadParameter("a person's decisions cannot be played again", param_hint="'--policy'")
     _exit_if_bad_look(loaded, None)
+    _exit_if_not_drawable(loaded)
     from .cli_files import read_log_lines, refuse_outputs_over_inputs, scenario_inputs
 
     refuse_outputs_over_inputs({"--output": output}, [log, *scenario_inputs(loaded.sources)])
+    if os.path.isfile(log) and os.path.getsize(log) > MAX_LOG_BYTES:  # no game writes it: not read
+        click.echo(f"no replay written: '{log}' holds {os.path.getsize(log):,} bytes, more than a game's log "
+                   f"may ({MAX_LOG_BYTES:,}): is it the log of a game?", err=True)
+        sys.exit(1)
     lines, unreadable = read_log_lines(log)
     if lines is None:
         sys.exit(print_diagnostics([unreadable] if unreadable else [], {}, "text") or 1)
@@ -273,6 +304,10 @@ def replay_command(log: str, scenario: str, seed: int | None, max_rounds: int | 
         made = replay_log(lines, loaded, seed=seed, policies=dict(policy_options), max_rounds=max_rounds)
     except (ReplayMismatch, LookError) as exc:
         click.echo(f"no replay written: {exc}", err=True)
+        sys.exit(1)
+    except OutputTooLarge as refused:  # the recording or the page past its budget (S128)
+        print_diagnostics([located(refused, loaded.scenario)], loaded.sources, "text", output=sys.stderr)
+        click.echo("no replay written", err=True)
         sys.exit(1)
     from .dsl.output_files import write_atomically
 

@@ -14,6 +14,10 @@ can find a unit in the picture without reading its geometry.
 Colours and unit marks come from the packs' look (hexlore/look.py: ``look.yaml`` beside a
 pack), with defaults a terrain's name suggests; a unit shows its mark (or its type's initials),
 its whole id under the disc, and its strength fields (the look's ``strength``) in a badge.
+
+A picture is an output of untrusted files, bounded like them: a board of more than
+``MAX_DRAWN_HEXES`` hexes (hexlore/dsl/limits.py) is refused with ``S127``, which ``hexlore
+check`` reports in advance as a warning.
 """
 
 from __future__ import annotations
@@ -21,8 +25,10 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable
+
 from .look import Look
 from .markup import xml_attr, xml_text
+from .runtime.analysis.output_budget import too_large_to_draw
 from .runtime.geometry.grid import Hex
 from .runtime.engine.state import GameState, Unit
 
@@ -100,9 +106,13 @@ def board_svg(state: GameState, title: str = "", size: float = 26.0, look: Look 
     ``terrains`` and ``also`` as :func:`terrain_colours` (a replay draws the board as it began,
     with a colour for every terrain the game will show); ``svg_id`` and ``layers`` (ids of empty
     groups drawn last) for a page that draws over the picture. Every text and attribute value
-    is escaped (hexlore/markup.py), so a page may embed the picture as markup."""
+    is escaped (hexlore/markup.py), so a page may embed the picture as markup. A board of more
+    than MAX_DRAWN_HEXES hexes is refused (OutputTooLarge, S127) before anything is drawn."""
     look = look or Look()
     board = state.board
+    refused = too_large_to_draw(len(board))
+    if refused is not None:
+        raise refused
     hexes = sorted(board, key=lambda h: (h.r, h.q))
     centres = {h: _centre(h, size) for h in hexes}
     margin = size * 1.2

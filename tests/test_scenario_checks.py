@@ -49,6 +49,11 @@ def test_run_refuses_a_scenario_with_problems_and_says_why():
 
 
 CONCURRENT = {"S017", "S018"}  # need two runs at once: tests/test_campaign_lock.py checks their text
+# refuse outputs `check` cannot see (a replay past its budget, a sweep of too many games):
+# tests/test_output_budget.py checks their text
+CONCURRENT |= {"S128", "S129"}
+# about a command's output files and the log given to replay (S130-S132): tests/test_writes.py
+CONCURRENT |= {"S130", "S131", "S132"}
 
 
 def _documented_headlines() -> list[tuple[str, str]]:

@@ -47,3 +47,25 @@ MAX_UNITS = 10_000
 def int_in_bounds(value: int) -> bool:
     """Whether ``value`` is an integer hexlore may hold (see :data:`MAX_INT`)."""
     return -MAX_INT <= value <= MAX_INT
+
+
+# Outputs are bounded like inputs: a small file must not make a huge picture, page or sweep
+# (issue 30). ``hexlore check`` warns in advance of a board too large to draw (S127); ``render``,
+# ``run --html`` and ``replay`` refuse it, and refuse a replay past its budget (S128), before
+# writing anything; ``sweep`` refuses more games than it may play (S129). The bundled scenarios
+# use a hundredth of each at most: boards of 180 hexes, replays of 100,000 cells and 212 KB.
+
+#: Most hexes a picture (``render``) or a replay page draws: each hex is about 250 bytes of SVG.
+MAX_DRAWN_HEXES = 10_000
+
+#: Most work a replay's recorder may do: before each log entry it compares every hex's terrain
+#: and every unit with the last entry's, so a game of N entries costs N x (hexes + units) cells.
+MAX_REPLAY_CELLS = 10_000_000
+
+#: Largest replay page, in bytes: the log's entries and the recorded positions count as they
+#: are recorded (so a recording stops growing at once), the whole page when it is made.
+MAX_PAGE_BYTES = 16 * 1024 * 1024
+
+#: Most games one sweep plays (each game's record is kept for the paired comparison and the
+#: digest): a larger sweep is several sweeps with different ``--seed``.
+MAX_SWEEP_GAMES = 100_000

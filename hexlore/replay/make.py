@@ -6,6 +6,10 @@ the game again and refuses a log the game does not write line for line, so the p
 positions of a different game. A log that stops early (an abandoned game) is a prefix of the
 replayed game's and gets the steps it has. Games a person played (``human``) or a search on a
 time budget (``mcts:0.5s``) decided cannot be played again the same way.
+
+A replay is bounded like the game (hexlore/runtime/analysis/output_budget.py): the recorder
+stops at its budget and :func:`recording_of` then raises ``OutputTooLarge``, which
+:func:`play_recorded`, :func:`replay_log` and :func:`page_of` let through to the command.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from ..look import look_of
+from ..runtime.analysis.output_budget import check_page
 from .page import replay_html
 from .record import Recorder, Recording, recording_of
 
@@ -71,8 +76,9 @@ def rules_at(rules, origins: list) -> list:
 
 
 def page_of(loaded, recording: Recording) -> str:
-    """The page, in the look of the scenario's packs (hexlore/look.py; LookError if it is bad)."""
-    return replay_html(recording, look_of(loaded.rules), rules_at(loaded.rules, recording.origins))
+    """The page, in the look of the scenario's packs (hexlore/look.py; LookError if it is bad),
+    if it fits MAX_PAGE_BYTES (OutputTooLarge, S128, if not; a board too large to draw, S127)."""
+    return check_page(replay_html(recording, look_of(loaded.rules), rules_at(loaded.rules, recording.origins)))
 
 
 def replay_log(log_lines: list[str], loaded, seed: int | None = None, policies: dict | None = None,

@@ -7,14 +7,23 @@ one when the game ends is after the last), so every frame is a position the engi
 reached, read from its state and never worked out again from the events. Frames keep only the
 units that changed (their hex, whether they are alive, their numeric fields), so a
 2,000-entry game stays small.
+
+Noting costs the board and the units before every entry, which a long game on a large board
+multiplies far past the game's own budget; the recorder spends a
+:class:`~hexlore.runtime.analysis.output_budget.RecordingBudget` as it goes (cells compared,
+bytes of page). A board too large to draw, or a recording past its budget, is ``refused``: the
+recorder drops what it holds and from then on only passes the lines to the real log, so the
+game and its log are the same as without a recorder, and :func:`recording_of` raises the refusal.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import dataclass, field
 from typing import IO
 
+from ..runtime.analysis.output_budget import OutputTooLarge, RecordingBudget, too_large_to_draw
 from ..runtime.engine.compiled.locate import current_origin
 from ..runtime.engine.state import GameState
 
@@ -57,11 +66,17 @@ class Recorder:
         self._terrain: dict = {}
         #: line index -> the labels of the options a decision offered (the log has their number)
         self.offered: dict[int, list] = {}
+        self.budget = RecordingBudget()
+        #: why nothing is recorded any more (a board too large to draw, a budget spent), if so
+        self.refused: OutputTooLarge | None = None
 
     def watch(self, state: GameState, events=None) -> None:
         """Follow ``state``; ``events`` (the game's EventLog) says where each entry comes from."""
         self.state = state
         self.events = events
+        self.refused = too_large_to_draw(len(state.board))
+        if self.refused is not None:  # nothing noted: the game plays as it would unrecorded
+            return
         self.unit_ids = list(state.units)
         if events is not None:
             events.paths = {}
@@ -70,11 +85,22 @@ class Recorder:
         self.terrain_at_start = {board.label(h): terrain_name(state, h) for h in board}
         self._terrain = {h: state.hex_fields.get(h, {}).get("terrain") for h in board}
 
+    def _refuse(self, refused: OutputTooLarge) -> None:
+        """Stop recording for good, and let go of what was recorded (it may be large)."""
+        self.refused = refused
+        self.lines, self.frames, self.origins, self._last = [], [], [], []
+        self.terrain_changes, self.offered, self._terrain = {}, {}, {}
+        if self.events is not None:
+            self.events.paths = None
+            self.events.keep_offered = False
+            self.events.offered = None
+
     def _note(self) -> None:
         state = self.state
         assert state is not None, "Recorder.watch(state) first"
         board = state.board
         units = state.units
+        self.budget.compare(len(self._terrain) + len(units), len(self.lines))
         if len(units) != len(self.unit_ids):  # units added while playing: appended, never reordered
             known = set(self.unit_ids)
             self.unit_ids.extend([uid for uid in units if uid not in known])
@@ -104,6 +130,7 @@ class Recorder:
                 last.append(now)
         if paths:
             paths.clear()
+        self.budget.write(len(json.dumps(changes, separators=(",", ":"), ensure_ascii=False)) + 1)
         self.frames.append(changes)
         self._note_terrain()
 
@@ -119,11 +146,24 @@ class Recorder:
                 known[h] = now
                 changed.append([state.board.label(h), terrain_name(state, h)])
         if changed:
+            self.budget.write(len(json.dumps(changed, separators=(",", ":"), ensure_ascii=False)))
             self.terrain_changes[len(self.frames) - 1] = changed
 
     def write(self, text: str) -> int:
-        """Take one entry's line (the engine writes whole lines)."""
-        self._note()
+        """Take one entry's line (the engine writes whole lines); once refused, only pass it on."""
+        if self.refused is None:
+            try:
+                self.budget.write(len(text))
+                offered = getattr(self.events, "offered", None)
+                if offered is not None:  # the options a decision offered go on the page too
+                    self.budget.write(len(json.dumps(offered, separators=(",", ":"), ensure_ascii=False)))
+                self._note()
+            except OutputTooLarge as refused:
+                self._refuse(refused)
+        if self.refused is not None:
+            if self.inner is not None:
+                self.inner.write(text)
+            return len(text)
         self.lines.append(text)
         origin = getattr(self.events, "origin", None)
         if origin is None:  # made by a built-in (a roll, a win): the rule that called it
@@ -140,7 +180,11 @@ class Recorder:
 
     def finish(self) -> None:
         """Note the position after the last entry."""
-        self._note()
+        if self.refused is None:
+            try:
+                self._note()
+            except OutputTooLarge as refused:
+                self._refuse(refused)
 
     def flush(self) -> None:
         if self.inner is not None:
@@ -164,8 +208,11 @@ class Recording:
 
 
 def recording_of(recorder: Recorder, title: str) -> Recording:
+    """What ``recorder`` noted, as a recording (its refusal, OutputTooLarge, if it stopped)."""
     state = recorder.state
     assert state is not None
+    if recorder.refused is not None:
+        raise recorder.refused
     units = []
     for uid in recorder.unit_ids:
         unit = state.units.get(uid)

@@ -14,6 +14,8 @@ up finds unknown unit types (``S103``), terrains (``S104``), cards and other def
   types the packs declare (``S008``, ``S004``, ``S101``, ``S109``).
 
 A pure rule that fails while being evaluated here is reported as at run time (``R001``).
+A board too large to draw is a warning (``S127``, hexlore/runtime/analysis/output_budget.py):
+the game plays, but ``render``, ``run --html`` and ``replay`` will refuse to draw it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from hexlore.compiler.model import RuleSet
 from hexlore.compiler.types import Type
 from hexlore.compiler.usage import OCCUPANCY_RULE
 from hexlore.dsl.diagnostics import Diagnostic, did_you_mean, error
+from hexlore.runtime.analysis.output_budget import board_problem
 from hexlore.runtime.engine.game import Game, RuntimeRuleError
 from hexlore.runtime.geometry.grid import Hex
 from hexlore.runtime.scenarios.model import UNKNOWN_FIELD, Scenario, ScenarioTest
@@ -46,6 +49,9 @@ def check_against_rules(rules: RuleSet, scenario: Scenario) -> list[Diagnostic]:
     """Every problem of ``scenario`` that needs ``rules`` (which must compile cleanly)."""
     game = Game(rules, scenario, tolerate_problems=True)
     problems = list(game.problems)
+    too_large = board_problem(scenario)  # a warning: the game plays, but is not drawn
+    if too_large is not None:
+        problems.append(too_large)
     problems += occupancy_problems(game, scenario)
     for test in scenario.tests:
         problems += _TestChecker(game, scenario, test).run()
