@@ -95,6 +95,12 @@ class EventLog:
         self._hex_labels: dict[Hex, str] = {}  # the board never changes during a game
         self._quoted: dict[str, str] = {}  # event names as JSON strings
 
+    def keep_for_replay(self) -> None:
+        """Keep, for whoever takes the lines (a replay's recorder), the hexes of each move and
+        the labels of each decision's options, which the log itself does not hold."""
+        self.paths = {}
+        self.keep_offered = True
+
     @property
     def file(self) -> IO[str] | None:
         """The file the entries are written to as they come, if any."""
