@@ -84,13 +84,10 @@ class _Assignments(ast.NodeVisitor):
                         self.parts.add(name.id)
         self.generic_visit(node)
 
-    def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        self._targets([node.target], node)
-        self.generic_visit(node)
-
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        self._targets([node.target], node)
-        self.generic_visit(node)
+    def visit(self, node: ast.AST) -> None:
+        if isinstance(node, (ast.AugAssign, ast.AnnAssign)):  # game.f += …, game.f: T = …
+            self._targets([node.target], node)
+        super().visit(node)
 
     def visit_Delete(self, node: ast.Delete) -> None:
         self._targets(node.targets, node)
@@ -119,6 +116,7 @@ def assignments(source: str) -> list[tuple[int, str]]:
     ("g = self.game\ng.shuffled = {}", ["g.shuffled"]),
     ("game.context.stack[:] = []", ["game.context.stack[:]"]),
     ("game.budget.left -= 1", []),  # the budget's own fields: its methods' business, not the game's
+    ("game.seed: int = 1", ["game.seed"]),
     ("setattr(game, 'seed', 1)", ["setattr(game, 'seed', 1)"]),
     ("game.seat('north', p)\ngame.state.write(f, 'k', 1)\nself.roller = r", []),
 ])
