@@ -99,7 +99,7 @@ class Game:
         #: the lists the rules shuffled, by identity: orders no player knows (engine/search.py)
         self.shuffled: dict[int, list] = {}
         #: the request a resumable game is stopped at while a policy answers it (engine/resume.py)
-        self.paused_at = None
+        self.paused_at: Choice | None = None
         #: called with the game at the start of each round (a sweep follows who leads)
         self.round_watchers: list = []
         #: called with the side at each begin_turn (a search counts whose turns its futures reach)
@@ -415,7 +415,7 @@ class Game:
     def answer(self, request: Roll | Choice):
         """What the game itself answers at a request of its resumable rules: its dice, or the
         side's player (which may fork the game while it decides: see :attr:`paused_at`)."""
-        if request.__class__ is Choice:
+        if isinstance(request, Choice):
             self.paused_at = request
             try:
                 return request.options[self.decide(request.name, request.side, request.options, request.scores,
@@ -520,7 +520,7 @@ class Game:
         """Every distinct outcome of the pending roll (its faces, in the die's order) with its
         exact chance; :meth:`apply` takes one of the face lists. Refused past ``limit`` outcomes."""
         request = self._pending
-        if request.__class__ is not Roll:
+        if not isinstance(request, Roll):
             raise ValueError("no roll is pending" + (": a decision is" if request is not None else ""))
         count, die = request.count, request.die
         if multiset_count(count, die) > limit:
@@ -629,7 +629,7 @@ class Game:
 
     def _round_limit(self, max_rounds: int | None) -> int:
         """The last round: the caller's, else the scenario's, else the game's setting."""
-        settings = self.rules.game.settings
+        settings = self.rules.game.settings if self.rules.game is not None else {}
         return max_rounds or self.scenario.max_rounds or (
             self.const(settings["max_rounds"]) if "max_rounds" in settings else DEFAULT_MAX_ROUNDS)
 
@@ -718,7 +718,7 @@ class Fork:
     depth: int
     script: dict
     streams: list | None = None  # (owner, attribute, random state or None) of each random stream
-    pending: object = None  # the request a stepped game waited on (Game.pending)
+    pending: Roll | Choice | None = None  # the request a stepped game waited on (Game.pending)
 
 
 class Exploration:
