@@ -34,7 +34,8 @@ ATTRIBUTES = {"options", "tables", "game", "board", "label", "hex_fields", "game
               "load_definition", "builtins", "forget", "plans", "memo", "on", "depth", "decide", "too_deep",
               "events", "record_event", "forget_event", "hex", "side", "id", "alive", "definition", "title", "f", "name",
               "edge", "q", "r", "value", "die", "args", "replaced", "table", "active", "hits", "missed",
-              "get", "append", "spend", "event", "state", "journal", "tags", "set", "stack", "result", "extend", "left", "__class__"}
+              "get", "append", "spend", "event", "state", "journal", "tags", "set", "stack", "result", "extend", "left", "__class__",
+              "budget"}
 
 
 def identifiers(tree: ast.AST) -> tuple[set[str], set[str]]:

@@ -70,7 +70,7 @@ def test_a_game_forked_at_a_chance_point_plays_on_the_same_from_the_fork(path, s
     """Stop a resumable game at its 15th roll or decision, fork it there, play it to the end,
     take it back to the fork, play it to the end again: the same log both times, and the log a
     game played straight through writes."""
-    from hexlore.runtime.engine.resume import answer, drive, fork, play_frame, restore
+    from hexlore.runtime.engine.resume import drive, play_frame
 
     loaded = _loaded(path)
     policies = {s: "random" for s in sides}
@@ -81,19 +81,19 @@ def test_a_game_forked_at_a_chance_point_plays_on_the_same_from_the_fork(path, s
 
     def stop_at_the_15th(request):
         asked.append(request)
-        return request if len(asked) == 15 else answer(game, request)
+        return request if len(asked) == 15 else game.answer(request)
 
     game.memo.on = True
-    game.context.stack.append([play_frame, 0, loaded.scenario.max_rounds or game.const(
+    game.push_frame([play_frame, 0, loaded.scenario.max_rounds or game.const(
         loaded.rules.game.settings["max_rounds"])])
     request = drive(game, ask=stop_at_the_15th)
     assert request is asked[-1] and len(game.context.stack) > 1
-    point = fork(game, streams=True)
+    point = game.fork(streams=True)
     played = []
     for _ in range(2):
-        restore(game, point)
+        game.restore(point)
         try:
-            drive(game, answer(game, request))
+            drive(game, game.answer(request))
         except GameOver:
             pass
         played.append([dict(e) for e in game.log])

@@ -79,8 +79,7 @@ class Recorder:
             return
         self.unit_ids = list(state.units)
         if events is not None:
-            events.paths = {}
-            events.keep_offered = True
+            events.keep_for_replay()
         board = state.board
         self.terrain_at_start = {board.label(h): terrain_name(state, h) for h in board}
         self._terrain = {h: state.hex_fields.get(h, {}).get("terrain") for h in board}

@@ -478,8 +478,8 @@ class _Runner:
             chance = _ChancePolicy(explorer)
             for side, name in self.policies.items():
                 if name not in ("first", "greedy", "scripted"):
-                    game.policies[side] = chance
-            game.policy_rng = _NoShuffle()
+                    game.seat(side, chance)
+            game.use_shuffler(_NoShuffle())
         for call, args in self.calls:
             game.guarded(game.call_procedure, call, copy_value(args))
             if game.state.over:
@@ -535,7 +535,7 @@ def enumerate_odds(q: Question, budget: int = DEFAULT_BUDGET) -> OddsResult:
     if runner.replayer.game.compiled.not_resumable is not None:
         return _replayed(q, runner, budget)
     game = runner.replayer.reset(None)
-    game.policy_rng = _NoShuffle()
+    game.use_shuffler(_NoShuffle())
     random_sides = {side for side, name in runner.policies.items() if name not in ("first", "greedy", "scripted")}
     tree = Tree(game, runner.calls, runner.outcome, random_sides,
                 {s.name for s in runner.specs if s.kind == "event"}, budget)

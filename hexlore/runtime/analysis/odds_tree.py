@@ -36,7 +36,7 @@ from hexlore.runtime.engine.face_classes import FaceClass, Observed, Split
 from hexlore.runtime.engine.game import Game
 from hexlore.runtime.engine.policies import Decision, Policy
 from hexlore.runtime.engine.requests import CALL, RETURN, Choice, Roll
-from hexlore.runtime.engine.resume import answer, drive, fork, restore, roll, start_call
+from hexlore.runtime.engine.resume import drive, roll, start_call
 from hexlore.runtime.engine.snapshot import copy_value
 from hexlore.runtime.engine.state import EventRecord
 
@@ -167,15 +167,16 @@ class Tree:
         self.dealt = _Dealt()
         self.chosen = _Answered()
         self.base = game.state.mark()
-        game.events.rolls_only = not event_names  # the question reads no event: keep only the dice
+        game.keep_log(rolls_only=not event_names)  # the question reads no event: keep only the dice
 
     # ------------------------------------------------------------ the walk
     def run(self) -> dict[tuple, Fraction]:
         game = self.game
-        game.roller = self.dealt
+        game.use_dice(self.dealt)
         for side in self.random_sides:
-            game.policies[side] = self.chosen
-        game.context.stack[:] = [[actions_frame, 0, self.calls]]
+            game.seat(side, self.chosen)
+        game.drop_frames()
+        game.push_frame([actions_frame, 0, self.calls])
         denominator, numerators = self._on(None)
         return {value: Fraction(n, denominator) for value, n in numerators.items()}
 
@@ -189,7 +190,7 @@ class Tree:
             stopped = None
         if stopped is None or stopped.__class__ not in (Roll, Choice):
             self.ends += 1
-            self.game.context.stack.clear()
+            self.game.drop_frames()
             return 1, {self.outcome(self.game): 1}
         return self._branch(stopped)
 
@@ -204,7 +205,7 @@ class Tree:
         elif len(request.options) > 1 and request.side is not None and \
                 getattr(request.side, "name", None) in self.random_sides and not game.script.answers.get(request.name):
             return request
-        return answer(game, request)
+        return game.answer(request)
 
     def _branch(self, request) -> tuple[int, dict[tuple, int]]:
         key = self._configuration(request)
@@ -213,7 +214,7 @@ class Tree:
             self.merged += 1
             return known
         game = self.game
-        point = fork(game)
+        point = game.fork()
         node = self._roll_node(request) if request.__class__ is Roll else None
         while True:
             try:
@@ -221,7 +222,7 @@ class Tree:
                 below = []
                 for i, (apply, numerator) in enumerate(outcomes):
                     if i:
-                        restore(game, point)
+                        game.restore(point)
                     below.append((numerator, self._on(apply())))
                 break
             except (Observed, Split) as exc:
@@ -229,7 +230,7 @@ class Tree:
                     raise
                 node.refine(exc.face, exc.runs if exc.__class__ is Split else None)
                 self.learned[node.site] = node.partition
-                restore(game, point)
+                game.restore(point)
         common = lcm(*(d for _, (d, _) in below)) * denominator
         found: dict[tuple, int] = {}
         for numerator, (d, numerators) in below:
@@ -272,7 +273,7 @@ class Tree:
         def choosing(index):
             def apply():
                 self.chosen.index = index
-                return answer(game, request)
+                return game.answer(request)
             return apply
         return [(choosing(i), 1) for i in range(n)], n
 

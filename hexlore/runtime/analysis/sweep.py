@@ -61,7 +61,7 @@ def play_game(rules: RuleSet, scenario, base_seed: int, index: int, max_rounds: 
     lead = _Lead()
     try:
         game = Game(rules, scenario, seed=seed, policies=policies)
-        game.round_watchers.append(lead)
+        game.watch_rounds(lead)
         result = game.play(max_rounds)
     except RuntimeRuleError as exc:
         return GameRecord(index, seed, None, 0, 0, {}, exc.diagnostic.headline())

@@ -70,11 +70,13 @@ MAX_LIST_ITEMS = 100_000
 
 
 class Budget:
-    """What the rules of one game may still spend; :data:`BUDGET` is the game being played.
+    """What the rules of one game may still spend: each :class:`~.game.Game` owns one
+    (``game.budget``), so building or playing another game never refills or drains it.
 
-    One object per process, reset when a game is set up (and before each run of the odds
-    engine): rules linked once for every game of a rule set (aggregates, shared expressions)
-    reach it without holding any game.
+    The compiled rules are shared by every game of a rule set, so they reach the budget
+    through the game's context (``R.budget``); the event log and the game's dice hold the
+    same object. A fork keeps what was left (:meth:`left_now`) and a restore puts it back
+    (:meth:`put_back`): a future a search plays spends nothing of the real game.
     """
 
     __slots__ = ("left", "events", "log_bytes")
@@ -83,7 +85,16 @@ class Budget:
         self.reset()
 
     def reset(self) -> None:
+        """The whole budget again (a new game; each run of an odds question's action)."""
         self.left, self.events, self.log_bytes = MAX_STEPS, MAX_EVENTS, MAX_LOG_BYTES
+
+    def left_now(self) -> tuple[int, int, int]:
+        """What is left: steps, events, log bytes (for :meth:`put_back`)."""
+        return self.left, self.events, self.log_bytes
+
+    def put_back(self, left: tuple[int, int, int]) -> None:
+        """Have left what :meth:`left_now` said (a fork restored)."""
+        self.left, self.events, self.log_bytes = left
 
     def spend(self, steps: int, origin: ir.Origin | None) -> None:
         self.left -= steps
@@ -105,9 +116,6 @@ class Budget:
         if self.log_bytes < 0:
             raise RuleError(f"the game's log passed {MAX_LOG_BYTES:,} bytes", None,
                             "events with very large arguments (long lists) in a loop? log less")
-
-
-BUDGET = Budget()
 
 
 def bounded_list(items: list, origin: ir.Origin | None) -> list:

@@ -34,7 +34,7 @@ def _forgetting(impl, forget):
 class Context:
     __slots__ = ("game", "options", "tables", "board", "hex_fields", "game_fields", "definition_values",
                  "load_definition", "builtins", "forget", "plans", "memo", "depth", "events", "forget_event", "state",
-                 "stack", "result", "_definition_lists",
+                 "stack", "result", "_definition_lists", "budget",
                  "__weakref__")
 
     def __init__(self, game: "Game", compiled: "CompiledRules", builtins: dict):
@@ -50,6 +50,7 @@ class Context:
         self.load_definition = game.values.definition_values
         self.memo = memo
         self.events = game.events
+        self.budget = game.budget  # the game's own (compiled code spends it as R.budget)
         self.depth = 0
         self.stack: list[list] = []  # the frames of resumable rules running now (engine/resume.py)
         self.result = None  # what the last resumable frame to end gave

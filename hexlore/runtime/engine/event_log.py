@@ -16,7 +16,7 @@ import json
 from typing import IO, Callable
 
 from hexlore.compiler.model import DefinitionSpec, FaceSpec, Symbol
-from hexlore.runtime.engine.bounds import BUDGET
+from hexlore.runtime.engine.bounds import Budget
 from hexlore.runtime.engine.face_classes import FaceClass
 from hexlore.runtime.engine.state import GameState, Side, Unit, label
 from hexlore.runtime.geometry.grid import Hex
@@ -72,8 +72,10 @@ def _frozen(items: list) -> tuple:
 class EventLog:
     """The entries of one game (``entries``) and the file they are written to, if any."""
 
-    def __init__(self, state: GameState, file: IO[str] | None = None):
+    def __init__(self, state: GameState, file: IO[str] | None = None, budget: Budget | None = None):
+        """``budget``: the game's, which every entry spends (a log of its own when None)."""
         self.state = state
+        self.budget = budget if budget is not None else Budget()
         self._file = file
         self._entries: list[dict] = []
         self._unlabelled = 0  # entries before this one have their arguments labelled
@@ -92,6 +94,12 @@ class EventLog:
         self.offered: list | None = None
         self._hex_labels: dict[Hex, str] = {}  # the board never changes during a game
         self._quoted: dict[str, str] = {}  # event names as JSON strings
+
+    def keep_for_replay(self) -> None:
+        """Keep, for whoever takes the lines (a replay's recorder), the hexes of each move and
+        the labels of each decision's options, which the log itself does not hold."""
+        self.paths = {}
+        self.keep_offered = True
 
     @property
     def file(self) -> IO[str] | None:
@@ -204,9 +212,10 @@ class EventLog:
         self._unlabelled = min(self._unlabelled, length)
 
     def record(self, entry: dict, origin=None) -> None:
-        BUDGET.events -= 1  # BUDGET.event(None), its common case written out
-        if BUDGET.events < 0:
-            BUDGET.event(None)
+        budget = self.budget
+        budget.events -= 1  # budget.event(None), its common case written out
+        if budget.events < 0:
+            budget.event(None)
         self.origin = origin
         if self._file is None:
             if self._rolls_only and entry["type"] != "roll":
@@ -220,7 +229,7 @@ class EventLog:
         self._entries.append(entry)
         if self._file is not None:
             line = _encode_entry(entry) + "\n"
-            BUDGET.write(len(line))
+            self.budget.write(len(line))
             self._file.write(line)
 
     def record_decision(self, name: str, by: str, choice, count: int, scripted: bool, origin=None) -> None:
@@ -238,9 +247,10 @@ class EventLog:
                 entry["scripted"] = True
             self.record(entry, origin)
             return
-        BUDGET.events -= 1  # BUDGET.event(None), its common case written out
-        if BUDGET.events < 0:
-            BUDGET.event(None)
+        budget = self.budget
+        budget.events -= 1  # budget.event(None), its common case written out
+        if budget.events < 0:
+            budget.event(None)
         self.origin = origin
         entries = self._entries
         seq = len(entries) + 1
@@ -255,9 +265,10 @@ class EventLog:
         mark = '"scripted":true,' if scripted else ""
         line = (f'{{"by":{_encode_text(by)},"choice":{_encoded(choice)},"decision":{quoted},"options":{count},'
                 f'"round":{rnd},{mark}"seq":{seq},"turn":{turn},"type":"decision"}}\n')
-        BUDGET.log_bytes -= len(line)  # BUDGET.write, its common case written out
-        if BUDGET.log_bytes < 0:
-            BUDGET.write(0)
+        budget = self.budget
+        budget.log_bytes -= len(line)  # budget.write, its common case written out
+        if budget.log_bytes < 0:
+            budget.write(0)
         file.write(line)
 
     def record_event(self, name: str, args: dict, settled: bool = False, origin=None) -> None:
@@ -291,7 +302,8 @@ class EventLog:
                 quoted = self._quoted[name] = _encode_entry(name)
             line = (f'{{"args":{_encode_entry(args)},"event":{quoted},"round":{rnd},"seq":{seq},'
                     f'"turn":{turn},"type":"event"}}\n')
-        BUDGET.log_bytes -= len(line)  # BUDGET.write, its common case written out
-        if BUDGET.log_bytes < 0:
-            BUDGET.write(0)
+        budget = self.budget
+        budget.log_bytes -= len(line)  # budget.write, its common case written out
+        if budget.log_bytes < 0:
+            budget.write(0)
         self._file.write(line)

@@ -10,27 +10,33 @@ from __future__ import annotations
 import json
 import random
 import weakref
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import IO
+from fractions import Fraction
+from typing import IO, Callable, Iterator
 
 from hexlore.compiler import ir
 from hexlore.compiler.model import FaceSpec, RuleSet
 from hexlore.dsl.diagnostics import Diagnostic, Span, error
 from hexlore.runtime.engine.builtins import make_builtins
 from hexlore.runtime.engine.cast import Cast, add_campaign_units
-from hexlore.runtime.engine.dice import DiceSource, ForcedRollError, Roller
+from hexlore.runtime.engine.dice import DiceSource, ForcedRollError, Roller, multiset_count, multisets
 from hexlore.runtime.engine.event_log import EventLog
 from hexlore.runtime.engine.compiled.locate import rule_error
 from hexlore.runtime.engine.compiled.program import compiled
 from hexlore.runtime.engine.context import Context
-from hexlore.runtime.engine.bounds import BUDGET, MAX_LIST_ITEMS, GameOver, RuleError
+from hexlore.runtime.engine.bounds import MAX_LIST_ITEMS, Budget, GameOver, RuleError
 from hexlore.runtime.engine.memo import MISS, NUMBERS, SKIP, KeptList, Memo, Plan, new_lists
+from hexlore.runtime.engine.players import make_policy
 from hexlore.runtime.engine.policies import Decision, Policy, Script, ScriptError
-from hexlore.runtime.engine.resume import drive, play_frame
+from hexlore.runtime.engine.requests import Choice, Roll
+from hexlore.runtime.engine.resume import drive, play_frame, roll
 from hexlore.runtime.engine.setup import ScenarioValues, set_up
 from hexlore.runtime.engine.state import EventRecord, GameState, Side
 
 DEFAULT_MAX_ROUNDS = 100
+#: a pending roll with more distinct outcomes than this is refused by Game.chance_outcomes
+MAX_CHANCE_OUTCOMES = 100_000
 
 RULE_ERROR = "R001"
 
@@ -88,11 +94,12 @@ class Game:
         self.seed = scenario.seed if seed is None else seed
         # the dice are injectable: the odds engine answers rolls from an enumeration
         self.roller = roller if roller is not None else Roller(self.seed, forced_dice)
-        self.policy_rng = None  # made on first use (shuffles): seeding one costs more than a short action
+        self._policy_rng: random.Random | None = None  # made on first use (shuffles): seeding one costs
+        # more than a short action
         #: the lists the rules shuffled, by identity: orders no player knows (engine/search.py)
         self.shuffled: dict[int, list] = {}
         #: the request a resumable game is stopped at while a policy answers it (engine/resume.py)
-        self.paused_at = None
+        self.paused_at: Choice | None = None
         #: called with the game at the start of each round (a sweep follows who leads)
         self.round_watchers: list = []
         #: called with the side at each begin_turn (a search counts whose turns its futures reach)
@@ -107,8 +114,10 @@ class Game:
         self.memo = Memo(rules)
         self._callers: dict = {}
         self._search_callers: dict = {}
-        self.events = EventLog(self.state, log_file)
-        BUDGET.reset()  # a new game: its rules may spend the whole budget again
+        #: what this game's rules may still spend (steps, events, log bytes): its own, so that
+        #: another game built or played meanwhile neither refills nor drains it
+        self.budget = Budget()
+        self.events = EventLog(self.state, log_file, self.budget)
         # the rules as Python functions, compiled once per rule set and shared by every game
         self.compiled = compiled(rules)
         self.options: dict = {}
@@ -116,8 +125,12 @@ class Game:
         self.values = ScenarioValues(rules, scenario, self.state, _evaluator(self))
         self.builtins = make_builtins(self)
         self.context = Context(self, self.compiled, self.builtins)
+        chosen = policies or {}
+        #: side name -> the player answering its decisions (:meth:`seat` changes one)
+        self.policies: dict[str, Policy] = {
+            s.name: make_policy(chosen.get(s.name, s.policy), self.seed, s.name, self) for s in scenario.sides}
         problems: list[Diagnostic] = []
-        set_up(self, problems, policies or {})
+        set_up(self, problems)
         self.cast = cast
         if cast is not None:
             add_campaign_units(self, cast, problems)
@@ -125,6 +138,8 @@ class Game:
         if problems and not tolerate_problems:
             raise ScenarioError(problems)
         self.forget_round = self.memo.forgetter(("game", "round"))
+        self._pending: Roll | Choice | None = None  # what a stepped game waits on (Game.start)
+        self._stepping: bool | None = None  # whether a stepped game stops at rolls (None: not stepped)
 
     # ------------------------------------------------------------ construction
     def const(self, node: ir.X):
@@ -144,27 +159,15 @@ class Game:
             rng = self._policy_rng = random.Random(f"hexlore-game:{self.seed}")
         return rng
 
-    @policy_rng.setter
-    def policy_rng(self, rng) -> None:
-        self._policy_rng = rng
-
     @property
     def log(self) -> list[dict]:
         """The entries logged so far (the same list the event log appends to)."""
         return self.events.entries
 
-    @log.setter
-    def log(self, entries: list[dict]) -> None:
-        self.events.entries = entries
-
     @property
     def depth(self) -> int:
         """How deeply events are nested now (emitted by the triggers of other events)."""
         return self.context.depth
-
-    @depth.setter
-    def depth(self, depth: int) -> None:
-        self.context.depth = depth
 
     # ------------------------------------------------------------ calling the rules
     @property
@@ -287,9 +290,10 @@ class Game:
         if count > MAX_LIST_ITEMS:  # before a single die is rolled
             raise RuleError(f"a roll of {count:,} dice is more than a game may hold ({MAX_LIST_ITEMS:,} items)",
                             origin, "roll fewer dice: a count computed from other values may have grown")
-        BUDGET.left -= count  # BUDGET.spend, its common case written out
-        if BUDGET.left < 0:
-            BUDGET.spend(0, origin)
+        budget = self.budget
+        budget.left -= count  # budget.spend, its common case written out
+        if budget.left < 0:
+            budget.spend(0, origin)
         try:
             faces, forced = self.roller.roll(count, die)
         except ForcedRollError as exc:
@@ -334,6 +338,254 @@ class Game:
         events.record_decision(name, side.name, choice, len(options), scripted, origin)
         return index
 
+    # ------------------------------------------------------------ the game's API
+    # What search, exact odds, replays of an action, sweeps and a stepping client (a browser
+    # server) use instead of assigning the game's fields: tests/test_game_api.py fails when a
+    # module outside the game's own assigns one (docs/architecture.md, "Game API").
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended (a side won, a draw, the round limit)."""
+        return self.state.over
+
+    @property
+    def winner(self) -> str | None:
+        """The winning side's name, once there is one."""
+        return self.state.winner.name if self.state.winner is not None else None
+
+    def seat(self, side: str, player: Policy) -> None:
+        """Have ``player`` answer side ``side``'s decisions from now on (exact odds seat a
+        player that branches on every option)."""
+        if side not in self.policies:
+            raise ValueError(f"no side named '{side}' in this game (sides: {', '.join(self.policies)})")
+        self.policies[side] = player
+
+    def use_dice(self, roller: DiceSource) -> None:
+        """Roll the game's dice from ``roller`` from now on (exact odds deal every outcome)."""
+        self.roller = roller
+
+    def use_shuffler(self, rng) -> None:
+        """Shuffle the rules' lists with ``rng.shuffle`` from now on (exact odds refuse to)."""
+        self._policy_rng = rng
+
+    def watch_rounds(self, watch: Callable[["Game"], None]) -> None:
+        """Call ``watch(game)`` at the start of every round (a sweep follows who leads)."""
+        self.round_watchers.append(watch)
+
+    def keep_log(self, *, defer_labels: bool | None = None, rolls_only: bool | None = None) -> None:
+        """How the log keeps entries when it writes no file: labelled only when read
+        (``defer_labels``), or the rolls alone (``rolls_only``); None leaves a setting as it is."""
+        if defer_labels is not None:
+            self.events.defer_labels = defer_labels
+        if rolls_only is not None:
+            self.events.rolls_only = rolls_only
+
+    def push_frame(self, frame: list) -> None:
+        """Run ``frame`` (a frame of the resumable rules, or a driver's own: odds' actions) next."""
+        self.context.stack.append(frame)
+
+    def drop_frames(self) -> None:
+        """Forget every frame running (an action given up: the game ended inside it)."""
+        self.context.stack.clear()
+
+    def begin_again(self, mark: int, shuffled: dict, seed: int, roller: DiceSource, script: Script,
+                    policies: dict[str, str]) -> None:
+        """Put the game back at ``mark`` of its journal as a new game of ``seed`` would stand
+        there: the whole budget, ``roller`` and ``script``, fresh players, no log (a replayed
+        action, :class:`~.snapshot.Replayer`)."""
+        self.budget.reset()
+        self.state.undo(mark)
+        self.seed = seed
+        self.roller = roller
+        self._policy_rng = None  # seeded from the seed when first used
+        self.shuffled = dict(shuffled)
+        self.script = script
+        self.policies = {name: make_policy(p, seed, name, self) for name, p in policies.items()}
+        self.events.entries = []
+        self.context.depth = 0
+
+    def deal_again(self, rng: random.Random) -> None:
+        """Shuffle every list the rules shuffled again from ``rng`` (journalled, so a restore
+        puts the real order back): an order no player knows, guessed anew by a search."""
+        state = self.state
+        for items in self.shuffled.values():
+            if len(items) > 1:
+                state.will_change(items)
+                rng.shuffle(items)
+
+    def answer(self, request: Roll | Choice):
+        """What the game itself answers at a request of its resumable rules: its dice, or the
+        side's player (which may fork the game while it decides: see :attr:`paused_at`)."""
+        if isinstance(request, Choice):
+            self.paused_at = request
+            try:
+                return request.options[self.decide(request.name, request.side, request.options, request.scores,
+                                                   request.default, request.origin)]
+            finally:
+                self.paused_at = None
+        return roll(self, request)
+
+    # ------------------------------------------------------------ forks
+    def fork(self, streams: bool = False) -> Fork:
+        """The configuration of the game now (stopped at a request, or between actions), to
+        :meth:`restore` later. ``streams``: keep the random streams too, so that the game
+        restored and answered the same way plays the same (exact odds answer every chance
+        point themselves and need not)."""
+        context = self.context
+        return Fork(self.state.mark(), [frame[:] for frame in context.stack], len(self.events),
+                    self.budget.left_now(), context.depth,
+                    {k: list(v) for k, v in self.script.answers.items()}, self._streams() if streams else None,
+                    self._pending)
+
+    def restore(self, point: Fork) -> None:
+        """Put the game back at ``point``: the state from the journal, the frames, the log, the
+        budget, the event depth, the scripted answers left, the random streams if the fork kept
+        them, the request pending; and forget every memoised result."""
+        self.state.undo(point.mark)
+        context = self.context
+        context.stack[:] = [frame[:] for frame in point.frames]
+        self.events.truncate(point.log_length)
+        self.budget.put_back(point.budget)
+        context.depth = point.depth
+        answers = self.script.answers
+        for k, kept in point.script.items():
+            answers[k].clear()
+            answers[k].extend(kept)
+        for owner, attribute, state in point.streams or ():
+            if state is None:
+                setattr(owner, attribute, None)
+            else:
+                getattr(owner, attribute).setstate(state)
+        self._pending = point.pending
+        self.memo.clear()
+
+    def _streams(self) -> list:
+        """The random streams the game draws from besides its requests' answers: the dice, the
+        shuffles, each random player (a stream made at first use is None until then)."""
+        owners = [(self.roller, "rng"), (self, "_policy_rng")] + [(p, "rng") for p in self.policies.values()]
+        return [(owner, attribute, None if getattr(owner, attribute, None) is None else
+                 getattr(owner, attribute).getstate()) for owner, attribute in owners if hasattr(owner, attribute)]
+
+    @contextmanager
+    def exploring(self, dice: DiceSource, shuffler: random.Random) -> Iterator["Exploration"]:
+        """Play futures from where the game stands that the game never keeps: each rolls
+        ``dice`` and shuffles from ``shuffler``, writes no file and keeps only its rolls, calls
+        no watcher of the real game's and nobody's decision is paused. On leaving, the game is
+        exactly as it was (state, frames, log, budget, streams, shuffled lists, watchers)."""
+        events = self.events
+        keeping = self.state.journal is not None
+        start = self.fork()
+        saved = (self.roller, self._policy_rng, events.file, events.rolls_only, events.defer_labels,
+                 self.paused_at, dict(self.shuffled), self.round_watchers, self.turn_watchers)
+        self.round_watchers, self.turn_watchers = [], []
+        self.roller, self._policy_rng = dice, shuffler
+        events.file, events.rolls_only, events.defer_labels = None, True, False
+        self.paused_at = None
+        try:
+            yield Exploration(self, start, saved[6])
+        finally:
+            self.restore(start)
+            (self.roller, self._policy_rng, events.file, events.rolls_only, events.defer_labels,
+             self.paused_at, self.shuffled, self.round_watchers, self.turn_watchers) = saved
+            if not keeping:
+                self.state.journal = None
+
+    # ------------------------------------------------------------ stepping (OpenSpiel's shape)
+    def start(self, max_rounds: int | None = None, stop_at_rolls: bool = False) -> Roll | Choice | None:
+        """Begin the game in its resumable form and run it to the first decision with more than
+        one option (and, with ``stop_at_rolls``, the first roll): :attr:`pending`, then answered
+        with :meth:`apply`. None when the game ran to its end without one."""
+        if self.rules.game is None:
+            raise ValueError("the packs declare no 'game': nothing to play")
+        if self.compiled.not_resumable is not None:
+            raise ValueError(f"these rules have no resumable form: {self.compiled.not_resumable}")
+        if self.context.stack or self._stepping is not None:
+            raise ValueError("the game is already under way")
+        self._stepping = stop_at_rolls
+        self.push_frame([play_frame, 0, self._round_limit(max_rounds)])
+        return self._run_to_request(None)
+
+    @property
+    def pending(self) -> Roll | Choice | None:
+        """The request the stepped game waits on (see :meth:`start`), None when none is."""
+        return self._pending
+
+    def legal_options(self) -> list:
+        """The pending decision's options as the log labels them; :meth:`apply` takes an index."""
+        request = self._pending
+        if request.__class__ is not Choice:
+            raise ValueError("no decision is pending" + (": a roll is" if request is not None else ""))
+        return [self.events.shown(o) for o in request.options]
+
+    def chance_outcomes(self, limit: int = MAX_CHANCE_OUTCOMES) -> list[tuple[list, Fraction]]:
+        """Every distinct outcome of the pending roll (its faces, in the die's order) with its
+        exact chance; :meth:`apply` takes one of the face lists. Refused past ``limit`` outcomes."""
+        request = self._pending
+        if not isinstance(request, Roll):
+            raise ValueError("no roll is pending" + (": a decision is" if request is not None else ""))
+        count, die = request.count, request.die
+        if multiset_count(count, die) > limit:
+            raise ValueError(f"a roll of {count} '{die.name}' dice has {multiset_count(count, die):,} outcomes, "
+                             f"more than {limit:,}")
+        return [(list(faces), chance) for faces, chance in multisets(count, die)]
+
+    def apply(self, answer=None) -> Roll | Choice | None:
+        """Answer the pending request and run to the next (returned, and :attr:`pending`).
+
+        A decision takes an option's index (None: the side's own player chooses), logged as
+        that side's choice; a roll takes its faces (None: the game's own dice roll them)."""
+        request = self._pending
+        if request is None:
+            raise ValueError("nothing is pending: start the game, or it is over")
+        if answer is None:
+            return self._run_to_request(request, own=True)
+        if request.__class__ is Choice:
+            if answer.__class__ is not int or not 0 <= answer < len(request.options):
+                raise ValueError(f"decision '{request.name}' has {len(request.options)} options: "
+                                 f"give an index from 0 to {len(request.options) - 1}")
+            given = _Given(answer, self.policies, request.side.name)
+            self.policies[given.side] = given
+            try:
+                return self._run_to_request(request, own=True)
+            finally:
+                if self.policies[given.side] is given:  # not asked: a rule failed first
+                    self.policies[given.side] = given.player
+        faces = list(answer)
+        if len(faces) != request.count or any(face not in request.die.faces for face in faces):
+            raise ValueError(f"a roll of {request.count} '{request.die.name}' dice takes {request.count} of its "
+                             "faces (see chance_outcomes)")
+        dice = self.roller
+        self.roller = _Dealt(faces)
+        try:
+            return self._run_to_request(request, own=True)
+        finally:
+            self.roller = dice
+
+    def _run_to_request(self, request, own: bool = False) -> Roll | Choice | None:
+        """Answer ``request`` as the game would (``own``), then drive to the next request that
+        :meth:`start` said to stop at."""
+        self._pending = None
+        try:
+            stopped = self.guarded(self._drive_on, request, own)
+        except BaseException:
+            self.drop_frames()
+            raise
+        if stopped is None or stopped.__class__ not in (Roll, Choice):
+            self.drop_frames()
+            return None
+        self._pending = stopped
+        return stopped
+
+    def _drive_on(self, request, own: bool):
+        x = self.answer(request) if own else None
+        stop_at_rolls = self._stepping
+
+        def ask(asked):
+            if asked.__class__ is Choice:  # a decision the scenario's script answers is not the client's
+                return asked if len(asked.options) > 1 and not self.script.answers.get(asked.name) \
+                    else self.answer(asked)
+            return asked if stop_at_rolls else self.answer(asked)
+        return drive(self, x, ask=ask)
+
     # ------------------------------------------------------------ playing
     def run_block(self, name: str) -> None:
         block = self.compiled.blocks.get(name)
@@ -353,13 +605,10 @@ class Game:
         ``resumable``: run the resumable form of the rules (hexlore/runtime/engine/resume.py),
         each roll and decision answered by the game as the direct form answers it: the same
         game, the same log (a test plays every recorded seed both ways)."""
-        rules = self.rules
-        if rules.game is None:
+        if self.rules.game is None:
             raise RuntimeRuleError(error(RULE_ERROR, "the packs declare no 'game': nothing to play",
                                          self.scenario.path, Span(), "add 'game NAME { round { … } }'"))
-        limit = max_rounds or self.scenario.max_rounds or (
-            self.const(rules.game.settings["max_rounds"]) if "max_rounds" in rules.game.settings
-            else DEFAULT_MAX_ROUNDS)
+        limit = self._round_limit(max_rounds)
         searchers = [p.name for p in self.policies.values() if getattr(p, "needs_forks", False)]
         if resumable or searchers:
             if self.compiled.not_resumable is not None:
@@ -377,6 +626,12 @@ class Game:
         else:
             self.guarded(self._play, limit)
         return self.result()
+
+    def _round_limit(self, max_rounds: int | None) -> int:
+        """The last round: the caller's, else the scenario's, else the game's setting."""
+        settings = self.rules.game.settings if self.rules.game is not None else {}
+        return max_rounds or self.scenario.max_rounds or (
+            self.const(settings["max_rounds"]) if "max_rounds" in settings else DEFAULT_MAX_ROUNDS)
 
     def _play(self, limit: int) -> None:
         try:
@@ -449,6 +704,67 @@ class Game:
                   for side, p in self.policies.items() if getattr(p, "needs_forks", False)}
         return GameResult(winner, self.state.game["round"], self.state.game["turn"], eliminated,
                           self.events.entries, search)
+
+
+@dataclass
+class Fork:
+    """Everything a game's rules could change between a chance point and the end of an action,
+    taken so that the game can be put back there (:meth:`Game.fork`, :meth:`Game.restore`)."""
+
+    mark: int
+    frames: list
+    log_length: int
+    budget: tuple
+    depth: int
+    script: dict
+    streams: list | None = None  # (owner, attribute, random state or None) of each random stream
+    pending: Roll | Choice | None = None  # the request a stepped game waited on (Game.pending)
+
+
+class Exploration:
+    """Futures played from one point of a game (:meth:`Game.exploring`): :meth:`again` before
+    each puts the game back at the point."""
+
+    __slots__ = ("game", "start", "shuffled")
+
+    def __init__(self, game: Game, start: Fork, shuffled: dict):
+        self.game, self.start, self.shuffled = game, start, shuffled
+
+    def again(self) -> None:
+        """Back at the point, every shuffled list in its real order (a list a future shuffled is
+        not the next one's secret)."""
+        game = self.game
+        game.restore(self.start)
+        game.shuffled = dict(self.shuffled)
+
+    def on_turn(self, watch: Callable) -> None:
+        """Call ``watch(side)`` at each turn begun in this future (its only turn watcher)."""
+        self.game.turn_watchers = [watch]
+
+
+class _Given(Policy):
+    """The option a stepping client gave (:meth:`Game.apply`): that side's choice, once; the
+    side's own player answers its next decisions."""
+
+    name = "given"
+
+    def __init__(self, index: int, policies: dict, side: str):
+        self.index, self.policies, self.side = index, policies, side
+        self.player = policies[side]
+
+    def choose(self, decision: Decision) -> int:
+        self.policies[self.side] = self.player
+        return self.index
+
+
+class _Dealt:
+    """The faces a stepping client gave a roll (:meth:`Game.apply`)."""
+
+    def __init__(self, faces: list):
+        self.faces = faces
+
+    def roll(self, count: int, die) -> tuple[list, bool]:
+        return list(self.faces), False
 
 
 def _evaluator(game: Game):

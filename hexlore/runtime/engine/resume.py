@@ -1,41 +1,29 @@
-"""Running resumable rules, stopping at chance points, and forking a game there.
+"""Running resumable rules and stopping at chance points.
 
 The resumable form of the rules (:mod:`hexlore.runtime.engine.compiled.resumable`) keeps each
 running procedure, trigger and event dispatch in a frame on ``context.stack``. :func:`drive`
 runs the top frame until the stack empties (the action is over) or a frame asks something:
-a :class:`Roll` or a :class:`Choice`. The caller answers with :func:`answer` — rolling the
+a :class:`Roll` or a :class:`Choice`. The caller answers with ``Game.answer`` — rolling the
 game's dice, asking the side's policy — or keeps the request and decides itself: the exact
 odds engine branches there, a search player tries each option.
 
-A :class:`Fork` is the whole configuration at such a point: the state's journal mark, copies
-of the frames, the log's length, the budget and the event depth. Restoring it and resuming
-with another answer continues the rules from the state reached, with nothing replayed.
+``Game.fork`` takes the whole configuration at such a point (the state's journal mark, copies
+of the frames, the log's length, the budget and the event depth); ``Game.restore`` puts it
+back, and resuming with another answer continues the rules from the state reached, with
+nothing replayed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from hexlore.runtime.engine.bounds import BUDGET, RuleError
+from hexlore.runtime.engine.bounds import RuleError
 from hexlore.runtime.engine.compiled.support import spend_list
 from hexlore.runtime.engine.memo import effect_token
-from hexlore.runtime.engine.requests import CALL, RETURN, Choice, Roll
+from hexlore.runtime.engine.requests import CALL, RETURN, Roll
 
 if TYPE_CHECKING:
     from hexlore.runtime.engine.game import Game
-
-
-def answer(game: "Game", request: Roll | Choice):
-    """What the game itself answers: its dice (its roller) or the side's policy."""
-    if request.__class__ is Choice:
-        game.paused_at = request  # a searching player may fork the game here
-        try:
-            return request.options[game.decide(request.name, request.side, request.options, request.scores,
-                                               request.default, request.origin)]
-        finally:
-            game.paused_at = None
-    return roll(game, request)
 
 
 def roll(game: "Game", request: Roll) -> list:
@@ -52,7 +40,7 @@ def roll(game: "Game", request: Roll) -> list:
         raise
     except (TypeError, AttributeError, KeyError, ValueError) as exc:
         raise RuleError(f"'roll' failed: {exc}", request.origin) from exc
-    return spend_list(faces, request.origin)
+    return spend_list(faces, request.origin, game.budget)
 
 
 def drive(game: "Game", x=None, ask: Callable | None = None):
@@ -73,65 +61,10 @@ def drive(game: "Game", x=None, ask: Callable | None = None):
         elif signal is CALL:
             x = None
         else:
-            x = ask(signal) if ask is not None else answer(game, signal)
+            x = ask(signal) if ask is not None else game.answer(signal)
             if x is signal:
                 return signal
     return x
-
-
-@dataclass
-class Fork:
-    """Everything a game's rules could change between a chance point and the end of an action,
-    taken so that the game can be put back there (see :func:`fork` and :func:`restore`)."""
-
-    mark: int
-    frames: list
-    log_length: int
-    budget: tuple
-    depth: int
-    script: dict
-    streams: list | None = None  # (owner, attribute, random state or None) of each random stream
-
-
-def _streams(game: "Game") -> list:
-    """The random streams a game draws from besides its requests' answers: the dice, the
-    shuffles, each random player (a stream made at first use is None until then)."""
-    owners = [(game.roller, "rng"), (game, "_policy_rng")] + [(p, "rng") for p in game.policies.values()]
-    return [(owner, attribute, None if getattr(owner, attribute, None) is None else
-             getattr(owner, attribute).getstate()) for owner, attribute in owners if hasattr(owner, attribute)]
-
-
-def fork(game: "Game", streams: bool = False) -> Fork:
-    """The configuration of ``game`` now (stopped at a request, or between actions).
-
-    ``streams``: keep the random streams too, so that the game restored and answered the same
-    way plays the same; the exact odds engine answers every chance point itself and needs not.
-    """
-    context = game.context
-    return Fork(game.state.mark(), [frame[:] for frame in context.stack], len(game.events),
-                (BUDGET.left, BUDGET.events, BUDGET.log_bytes), context.depth,
-                {k: list(v) for k, v in game.script.answers.items()}, _streams(game) if streams else None)
-
-
-def restore(game: "Game", point: Fork) -> None:
-    """Put the game back at ``point``: the state from the journal, the frames, the log, the
-    budget, the event depth, the scripted answers left, the random streams if the fork kept
-    them; and forget every memoised result."""
-    game.state.undo(point.mark)
-    context = game.context
-    context.stack[:] = [frame[:] for frame in point.frames]
-    game.events.truncate(point.log_length)
-    BUDGET.left, BUDGET.events, BUDGET.log_bytes = point.budget
-    context.depth = point.depth
-    for k, answers in point.script.items():
-        game.script.answers[k].clear()
-        game.script.answers[k].extend(answers)
-    for owner, attribute, state in point.streams or ():
-        if state is None:
-            setattr(owner, attribute, None)
-        else:
-            getattr(owner, attribute).setstate(state)
-    game.memo.clear()
 
 
 # ---------------------------------------------------------------- the play loop as a frame

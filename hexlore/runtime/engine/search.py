@@ -1,7 +1,7 @@
 """A player that searches: Monte Carlo tree search over the resumable rules.
 
 At each decision with more than one option the player forks the game where it stands
-(:func:`resume.fork`: the state's journal mark and the frames of the rules that are
+(``Game.exploring``: the state's journal mark and the frames of the rules that are
 running), and plays ``simulations`` short futures from there, each restored in place
 before the next. A future answers every request itself, never through the game's dice or
 players, so nothing of the real game is consumed or written:
@@ -54,10 +54,10 @@ from hexlore.runtime.engine.bounds import GameOver, RuleError
 from hexlore.runtime.engine.dice import Roller
 from hexlore.runtime.engine.policies import Decision, Policy
 from hexlore.runtime.engine.requests import Choice, Roll
-from hexlore.runtime.engine.resume import drive, fork, restore, roll
+from hexlore.runtime.engine.resume import drive, roll
 
 if TYPE_CHECKING:
-    from hexlore.runtime.engine.game import Game
+    from hexlore.runtime.engine.game import Exploration, Game
 
 
 DEFAULT_SIMULATIONS = 200
@@ -211,45 +211,22 @@ class _Search:
 
     def run(self) -> int:
         game, player = self.game, self.player
-        state, events = game.state, game.events
-        keeping = state.journal is not None
-        start = fork(game)
-        saved = (game.roller, game._policy_rng, events.file, events.rolls_only, events.defer_labels,
-                 game.paused_at, dict(game.shuffled), game.round_watchers, game.turn_watchers)
-        game.round_watchers = []
-        game.roller = Roller(self.rng.getrandbits(64))
-        game.policy_rng = self.rng
-        events.file, events.rolls_only, events.defer_labels = None, True, False
-        game.paused_at = None
         labels = self.decision.labels
         deadline = None if player.seconds is None else time.process_time() + player.seconds
-        try:
+        # the futures roll their own dice and shuffle from the search's stream; the game is
+        # left exactly as it was found (Game.exploring)
+        with game.exploring(Roller(self.rng.getrandbits(64)), self.rng) as future:
             done = 0
             while (done < player.simulations) if deadline is None else (time.process_time() < deadline or done == 0):
-                restore(game, start)
-                game.shuffled = dict(saved[6])  # a list a future shuffled is not the next one's secret
-                self._deal()
-                self._simulate(labels)
+                future.again()
+                game.deal_again(self.rng)  # the hidden order guessed anew
+                self._simulate(labels, future)
                 done += 1
             player.cost.simulations += done
-        finally:
-            restore(game, start)
-            (game.roller, game._policy_rng, events.file, events.rolls_only, events.defer_labels,
-             game.paused_at, game.shuffled, game.round_watchers, game.turn_watchers) = saved
-            if not keeping:
-                state.journal = None
         return self._best(labels)
 
     # ------------------------------------------------------------ one future
-    def _deal(self) -> None:
-        """Deal every shuffled list again (journalled, so the restore puts the real order back)."""
-        state, rng = self.game.state, self.rng
-        for items in self.game.shuffled.values():
-            if len(items) > 1:
-                state.will_change(items)
-                rng.shuffle(items)
-
-    def _simulate(self, root_labels: list) -> None:
+    def _simulate(self, root_labels: list, future: Exploration) -> None:
         game = self.game
         path: list[tuple[_Node, _Edge, str]] = []
         decision = self.decision
@@ -268,7 +245,7 @@ class _Search:
             if side is not runs[1]:
                 runs[0] += 1
                 runs[1] = side
-        game.turn_watchers = [turned]
+        future.on_turn(turned)
 
         def ask(request):
             nonlocal node, played

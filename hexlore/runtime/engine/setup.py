@@ -16,8 +16,6 @@ from hexlore.compiler.builtins import ENUMS as BUILTIN_ENUMS, enum_value
 from hexlore.compiler.model import DefinitionSpec, RuleSet
 from hexlore.compiler.types import Type
 from hexlore.dsl.diagnostics import Span, did_you_mean, error
-from hexlore.runtime.engine.players import make_policy
-from hexlore.runtime.engine.policies import Policy
 from hexlore.runtime.engine.state import GameState, Side, Unit
 from hexlore.runtime.scenarios.model import (HEX_NOT_ON_BOARD, NO_DECK_FIELD, UNKNOWN_DEFINITION, UNKNOWN_FIELD,
                                              UNKNOWN_IN_TEST, UNKNOWN_OPTION, UNKNOWN_SIDE, UNKNOWN_TERRAIN,
@@ -169,11 +167,12 @@ class ScenarioValues:
         return d
 
 
-def set_up(game: "Game", problems: list, policies: dict[str, str | Policy]) -> None:
+def set_up(game: "Game", problems: list) -> None:
     """Fill the game's tables, options and state from its rules and scenario; every problem of
-    the scenario against the packs goes to ``problems``."""
+    the scenario against the packs goes to ``problems``. Part of building the game (called by
+    ``Game.__init__`` only): it fills the game's own dicts and state."""
     _constants(game, game.values, problems)
-    _state(game, game.values, problems, policies)
+    _state(game, game.values, problems)
 
 
 def _constants(game, values: ScenarioValues, problems: list) -> None:
@@ -195,15 +194,13 @@ def _constants(game, values: ScenarioValues, problems: list) -> None:
         game.options[key] = converted
 
 
-def _state(game, values: ScenarioValues, problems: list, policies: dict[str, str | Policy]) -> None:
+def _state(game, values: ScenarioValues, problems: list) -> None:
     rules, sc, st = game.rules, game.scenario, game.state
     game_spec = rules.game
     st.game.update({"round": 0, "turn": 0, "active": None})
     st.game.update(values.field_defaults("game"))
     for i, spec in enumerate(sc.sides):
         st.sides.append(Side(spec.name, spec.edge, i, values.field_defaults("side")))
-    game.policies = {
-        s.name: make_policy(policies.get(s.name, s.policy), game.seed, s.name, game) for s in sc.sides}
     for n, spec in enumerate(sc.sides):
         side, i = st.sides[n], _index(spec, n)
         for fname, value in (spec.fields or {}).items():

@@ -13,8 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hexlore.runtime.engine.game import Game
-from hexlore.runtime.engine.bounds import BUDGET
-from hexlore.runtime.engine.players import make_policy
 from hexlore.runtime.engine.policies import Script
 from hexlore.runtime.engine.state import GameState
 
@@ -83,18 +81,11 @@ class Replayer:
         self.policy_names = policies
         self.start = game.state.mark()
         self.shuffled = dict(game.shuffled)
-        game.events.defer_labels = True  # a run's entries are read through game.log, if at all
+        game.keep_log(defer_labels=True)  # a run's entries are read through game.log, if at all
 
     def reset(self, roller, seed: int = 0) -> Game:
-        g = self.game
-        BUDGET.reset()  # each run of the action may spend a game's whole budget
-        g.state.undo(self.start)
-        g.seed = seed
-        g.roller = roller
-        g.policy_rng = None  # seeded from g.seed when first used
-        g.shuffled = dict(self.shuffled)
-        g.script = Script(copy_value(self.decisions))
-        g.policies = {name: make_policy(p, seed, name, g) for name, p in self.policy_names.items()}
-        g.log = []
-        g.context.depth = 0
-        return g
+        """The game at the start again, as a new game of ``seed`` rolling ``roller`` would be
+        (each run of the action may spend a game's whole budget)."""
+        self.game.begin_again(self.start, self.shuffled, seed, roller, Script(copy_value(self.decisions)),
+                              self.policy_names)
+        return self.game

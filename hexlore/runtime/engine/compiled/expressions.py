@@ -21,7 +21,8 @@ from hexlore.compiler import ir
 from hexlore.compiler.builtins import BUILTINS, PURE
 from hexlore.compiler.model import Symbol
 from hexlore.dsl.limits import MAX_INT
-from hexlore.runtime.engine.compiled.names import CONTEXT, Scope, attr, call, function, name, spending, store
+from hexlore.runtime.engine.compiled.names import (CONTEXT, Scope, attr, budget, call, function, name, spending,
+                                                   store)
 
 if TYPE_CHECKING:
     from hexlore.runtime.engine.compiled.program import Program
@@ -240,7 +241,7 @@ class Expressions:
         impl = _subscript(attr(CONTEXT, "builtins"), ast.Constant(index))
         tree = call(impl, *[self.x(a) for a in node.args])
         if node.name not in _NEVER_LISTS:
-            tree = call("h_spend_list", self.module.at(tree, node), self.module.origin(node))
+            tree = call("h_spend_list", self.module.at(tree, node), self.module.origin(node), budget())
         return tree, node.name in _INT_BUILTINS
 
     def x_CallFunction(self, node: ir.CallFunction):
@@ -257,7 +258,7 @@ class Expressions:
     def x_Aggregate(self, node: ir.Aggregate):
         func = node.func
         if node.where is None and node.mapped is None and func in ("count", "list"):
-            source = call("h_spend", self.x(node.source), self.module.origin(node))
+            source = call("h_spend", self.x(node.source), self.module.origin(node), budget())
             return (call("h_len", source), True) if func == "count" else (call("h_list", source), False)
         source = self.x(node.source)
         free = self._free_locals((node.where, node.mapped), exclude=node.var)

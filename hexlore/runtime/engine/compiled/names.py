@@ -182,21 +182,27 @@ def assign(target: str, value: ast.expr) -> ast.Assign:
     return ast.Assign([store(target)], value)
 
 
+def budget() -> ast.Attribute:
+    """``R.budget``: the budget of the game running (the generated code is shared by every
+    game of a rule set; each game's context holds its own budget)."""
+    return attr(CONTEXT, "budget")
+
+
 def spending(count: ast.expr, origin: ast.expr) -> list[ast.stmt]:
-    """``BUDGET.spend(count, origin)`` written out: the steps taken from the budget, the
-    located R001 raised (by the budget itself) only when it runs out."""
-    left = ast.Attribute(ast.Name("h_budget", ast.Load()), "left", ast.Store())
+    """``R.budget.spend(count, origin)`` written out: the steps taken from the game's budget,
+    the located R001 raised (by the budget itself) only when it runs out."""
+    left = ast.Attribute(budget(), "left", ast.Store())
     return [ast.AugAssign(left, ast.Sub(), count),
-            ast.If(ast.Compare(attr("h_budget", "left"), [ast.Lt()], [ast.Constant(0)]),
-                   [ast.Expr(call(attr("h_budget", "spend"), ast.Constant(0), origin))], [])]
+            ast.If(ast.Compare(attr(budget(), "left"), [ast.Lt()], [ast.Constant(0)]),
+                   [ast.Expr(call(attr(budget(), "spend"), ast.Constant(0), origin))], [])]
 
 
 def counting_event(origin: ast.expr) -> list[ast.stmt]:
-    """``BUDGET.event(origin)`` written out (see :func:`spending`)."""
-    events = ast.Attribute(ast.Name("h_budget", ast.Load()), "events", ast.Store())
+    """``R.budget.event(origin)`` written out (see :func:`spending`)."""
+    events = ast.Attribute(budget(), "events", ast.Store())
     return [ast.AugAssign(events, ast.Sub(), ast.Constant(1)),
-            ast.If(ast.Compare(attr("h_budget", "events"), [ast.Lt()], [ast.Constant(0)]),
-                   [ast.Expr(call(attr("h_budget", "event"), origin))], [])]
+            ast.If(ast.Compare(attr(budget(), "events"), [ast.Lt()], [ast.Constant(0)]),
+                   [ast.Expr(call(attr(budget(), "event"), origin))], [])]
 
 
 def fill_locations(tree: ast.AST) -> ast.AST:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from hexlore.compiler import ir
 from hexlore.compiler.model import RuleSet, Timing, TriggerSpec
 from hexlore.runtime.engine.compiled.expressions import Expressions, _children
-from hexlore.runtime.engine.compiled.names import (CONTEXT, FRAME, FrameScope, attr, call, counting_event,
+from hexlore.runtime.engine.compiled.names import (CONTEXT, FRAME, FrameScope, attr, budget, call, counting_event,
                                                    function, name, spending)
 from hexlore.runtime.engine.compiled.statements import Statements, _journalled_write, replaced
 
@@ -374,7 +374,7 @@ class Machine:
     def s_Repeat(self, node: ir.Repeat):
         left = self.hidden()
         times = self.exprs.x(self.flatten(node.times))
-        self.emit(ast.Assign([self.scope.target(left)], call("h_repeat", times, self.module.origin(node))))
+        self.emit(ast.Assign([self.scope.target(left)], call("h_repeat", times, self.module.origin(node), budget())))
         head, body, after = self.new_block(), self.new_block(), self.new_block()
         self.goto(head)
         self.start(head)

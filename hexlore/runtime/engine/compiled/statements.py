@@ -18,8 +18,8 @@ from hexlore.compiler import ir
 from hexlore.compiler.model import TriggerSpec, Timing
 from hexlore.dsl.limits import MAX_INT
 from hexlore.runtime.engine.compiled.expressions import Expressions, _walrus
-from hexlore.runtime.engine.compiled.names import (CONTEXT, Scope, attr, call, counting_event, function, name,
-                                                   spending, store)
+from hexlore.runtime.engine.compiled.names import (CONTEXT, Scope, attr, budget, call, counting_event, function,
+                                                   name, spending, store)
 from hexlore.runtime.engine.memo import ANY, field_token
 
 if TYPE_CHECKING:
@@ -133,7 +133,7 @@ class Statements:
                 ast.For(self.scope.target(node.var), name(items), self.block(node.body) or [ast.Pass()], [])]
 
     def s_Repeat(self, node: ir.Repeat):
-        times = call("h_repeat", self.exprs.x(node.times), self.module.origin(node))
+        times = call("h_repeat", self.exprs.x(node.times), self.module.origin(node), budget())
         return [ast.For(store(self.scope.temp()), call("h_range", times), self.block(node.body) or [ast.Pass()], [])]
 
     def s_While(self, node: ir.While):

@@ -15,7 +15,7 @@ from functools import partial
 from hexlore.compiler import ir
 from hexlore.compiler.model import DefinitionSpec, FaceSpec, Symbol
 from hexlore.dsl.limits import MAX_INT
-from hexlore.runtime.engine.bounds import (BUDGET, MAX_LIST_ITEMS, RuleError, as_number, bounded_list,
+from hexlore.runtime.engine.bounds import (MAX_LIST_ITEMS, Budget, RuleError, as_number, bounded_list,
                                            out_of_range, precondition_failed)
 from hexlore.runtime.engine.face_classes import Observed, aggregate
 from hexlore.runtime.engine.requests import CALL, RETURN, Choice, Roll
@@ -100,30 +100,31 @@ def has_tag(face, tag) -> bool:
     return (tag.name if isinstance(tag, Symbol) else str(tag)) in face.tags
 
 
-def spend_list(items, origin: ir.Origin):
-    """A list a built-in made: within MAX_LIST_ITEMS, and its items spent from the budget."""
+def spend_list(items, origin: ir.Origin, budget: Budget):
+    """A list a built-in made: within MAX_LIST_ITEMS, and its items spent from the game's
+    budget (generated code passes ``R.budget``)."""
     if items.__class__ is list:
         n = len(items)
         if n > MAX_LIST_ITEMS:
             bounded_list(items, origin)
-        BUDGET.left -= n  # BUDGET.spend written out: this runs at nearly every built-in call
-        if BUDGET.left < 0:
-            BUDGET.spend(0, origin)
+        budget.left -= n  # budget.spend written out: this runs at nearly every built-in call
+        if budget.left < 0:
+            budget.spend(0, origin)
     return items
 
 
-def spend_source(items, origin: ir.Origin):
+def spend_source(items, origin: ir.Origin, budget: Budget):
     """The list an aggregate reads: one step of the budget per item, before reading them."""
-    BUDGET.spend(len(items), origin)
+    budget.spend(len(items), origin)
     return items
 
 
-def repeat_count(times, origin: ir.Origin) -> int:
+def repeat_count(times, origin: ir.Origin, budget: Budget) -> int:
     n = as_number(times)
     if n > MAX_REPEAT:
         raise RuleError(f"'repeat {n}' exceeds the bound of {MAX_REPEAT}", origin)
     n = max(n, 0)
-    BUDGET.spend(n, origin)
+    budget.spend(n, origin)
     return n
 
 
@@ -161,7 +162,7 @@ HELPERS = {
     "h_spend_list": spend_list, "h_spend": spend_source, "h_repeat": repeat_count, "h_add_to": add_to,
     "h_change_none": change_none, "h_set_on_none": set_on_none, "h_default_index": default_index,
     "h_as_number": as_number, "h_bounded": bounded_list, "h_rule_error": RuleError,
-    "h_budget": BUDGET, "h_event": EventRecord, "h_unit": Unit, "h_int": int, "h_list": list, "h_len": len,
+    "h_event": EventRecord, "h_unit": Unit, "h_int": int, "h_list": list, "h_len": len,
     "h_range": range, "h_partial": partial, "h_missing": MISSING, "h_face": FaceSpec,
     "h_call": CALL, "h_return": RETURN, "h_roll": Roll, "h_choice": Choice,
     "h_observed": Observed, "h_aggregate": aggregate, "h_precondition": precondition_failed,
