@@ -183,7 +183,7 @@ def test_hostile_names_give_the_same_code(tmp_path):
     """Python's keywords and builtins and the compiler's own identifiers, as every name."""
     chosen = [n for n in HOSTILE if n not in LORE_WORDS][:NAMES]
     chosen += [f"{HOSTILE[i % len(HOSTILE)]}_{i}" for i in range(NAMES - len(chosen))]
-    words = ["__import__('os')", "'); import os; ('", "\x1b]0;title\x07", "{}", "%s", "R.game", "$(id)"][:TEXTS]
+    words = ["__import__('os')", "'); import os; ('", "</script><!--", "{}", "%s", "R.game", "$(id)"][:TEXTS]
     (tmp_path / "hostile").mkdir()
     fuzzed = _compile(_fill(chosen, words), tmp_path / "hostile")
     assert fuzzed.ok, [d.headline() for d in fuzzed.diagnostics if d.is_error]

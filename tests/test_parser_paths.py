@@ -55,7 +55,9 @@ def _both_ways(text: str, path: str = "t.lore"):
 
 
 def _lore_files() -> list[Path]:
-    return sorted(p for folder in ("rules", "scenarios", "tests") for p in (ROOT / folder).rglob("*.lore"))
+    # not the fixtures that are links leading out of the project (dangling here, on purpose)
+    return sorted(p for folder in ("rules", "scenarios", "tests") for p in (ROOT / folder).rglob("*.lore")
+                  if not p.is_symlink())
 
 
 @pytest.mark.parametrize("path", _lore_files(), ids=lambda p: str(p.relative_to(ROOT)))
