@@ -112,6 +112,8 @@ class Builtin:
     occupancy_test: bool = False
     #: a chance point: the resumable form of the rules stops here (odds, searches)
     chance_point: bool = False
+    #: ends the game at once (the runtime unwinds every trigger and procedure)
+    ends_game: bool = False
 
     def default(self, param: str) -> tuple[bool, object]:
         """(has a default, its value) of ``param``."""
@@ -308,9 +310,10 @@ def _units() -> list[Builtin]:
         # every move, so forgetting every memo then would leave them little to answer
         _b("begin_turn", [("side", SIDE)], None, EFFECT, family=UNITS,
            writes=(("game", "turn"), ("game", "active")), doc="Count a turn and make the side active."),
-        _b("win", [("side", SIDE)], None, EFFECT, family=UNITS, writes=(ANYTHING,),
+        _b("win", [("side", SIDE)], None, EFFECT, family=UNITS, writes=(ANYTHING,), ends_game=True,
            doc="End the game with this side winning (`R001` once the game is over: its result is final)."),
-        _b("draw_game", [], None, EFFECT, family=UNITS, writes=(ANYTHING,), doc="End the game with no winner."),
+        _b("draw_game", [], None, EFFECT, family=UNITS, writes=(ANYTHING,), ends_game=True,
+           doc="End the game with no winner."),
         _b("winner", [], SIDE.maybe(), cheap=True, family=UNITS, reads=READS_ANYTHING,
            doc="The side that won, or none (the game is not over, or it was a draw). Useful in a campaign's "
                "`aftermath`."),
