@@ -2,10 +2,10 @@
 
 Each record names its family; the family's module here (:mod:`.lists`, :mod:`.geometry`,
 :mod:`.units`, :mod:`.moves`) implements it under the record's name, as a closure over one
-game. :func:`make_builtins` asks every family for its built-ins and lays them out in the
-records' order, so that the dispatch of a game is derived from the records: a record with no
-implementation fails here at once, and tests/test_builtin_records.py fails on an
-implementation with no record or in another family than its record says. None of them knows
+game. :func:`make_builtins` asks every family for its built-ins, so that the dispatch of a
+game is derived from the records: a record with no implementation, or an implementation with
+no record, fails here at once, and tests/test_builtin_records.py fails on one in another
+family than its record says. None of them knows
 a game's rules: the packs combine them into rules.
 """
 
@@ -30,17 +30,20 @@ FAMILY_MODULES: tuple[ModuleType, ...] = (lists, geometry, units, moves)
 
 
 class MissingBuiltin(LookupError):
-    """A record with no implementation: hexlore itself is broken, not a pack."""
+    """A record with no implementation or the reverse: hexlore itself is broken, not a pack."""
 
 
 def make_builtins(game: "Game") -> dict[str, Callable]:
-    """Built-in name -> its implementation for ``game``, for every record, in their order."""
+    """Built-in name -> its implementation for ``game``, for every record (made at every new
+    game: kept to one pass over the families)."""
     kit = make_kit(game)
     made: dict[str, Callable] = {}
     for family in FAMILY_MODULES:
         made.update(family.make(kit, made))
-    try:
-        return {name: made[name] for name in BUILTINS}
-    except KeyError as exc:
-        raise MissingBuiltin(f"built-in {exc} has a record but no implementation "
-                             "(hexlore/runtime/engine/builtins/)") from None
+    if len(made) != len(BUILTINS) or not made.keys() >= BUILTINS.keys():
+        missing, extra = sorted(BUILTINS.keys() - made.keys()), sorted(made.keys() - BUILTINS.keys())
+        raise MissingBuiltin("; ".join(
+            [f"built-in {name} has a record but no implementation" for name in missing]
+            + [f"built-in {name} has an implementation but no record" for name in extra])
+            + " (hexlore/compiler/builtins.py, hexlore/runtime/engine/builtins/)")
+    return made

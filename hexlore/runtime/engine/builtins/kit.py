@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from hexlore.runtime.engine.game import Game
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: made at every new game, and a frozen one is slower to make
 class Kit:
     """One game's share of the built-ins: the game (held weakly), its state and helpers."""
 
