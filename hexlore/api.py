@@ -11,17 +11,23 @@ by the functions that use it, so that ``hexlore check`` of a pack starts without
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .compiler import compile_packs
 from .dsl.diagnostics import Diagnostic, Source, Span, error
-from .compiler.packs import PACK_OUTSIDE_ROOTS, display_path, inside, resolved
+from .compiler.packs import PACK_OUTSIDE_ROOTS, display_path
+from .dsl.confine import Roots, command_line_root, confine, walk
 from .dsl.files import is_dir, is_file
 from .loading import (COMPILE_CACHE, NO_SUCH_FILE, PATH_VARIABLE, CompileCache, Loaded,  # noqa: F401 (public)
                       bundled_scenarios_root, declared_search_paths, open_scenario, open_variant, resolve_scenario,
                       search_paths_for, unique_diagnostics, yaml_kind)
+
+#: a path named to check (or an editor's document) that leads outside the project root
+PATH_OUTSIDE_ROOT = "C023"
+#: a pack's look.yaml that is a link leading outside the pack's folder
 
 if TYPE_CHECKING:
     from .runtime.engine.game import Game, GameResult
@@ -50,42 +56,72 @@ def __getattr__(name: str) -> Any:
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-def _walk(folder: Path, pattern: str, refused: list[Diagnostic] | None = None) -> list[str]:
-    """Files under ``folder``, leaving out hidden ones (``.github/``, ``.pre-commit-config.yaml``,
-    virtual environments) and ``schema`` folders: YAML there is no scenario. A file that is a
-    link leading out of the folder is not read (``refused`` gets a C019 for it)."""
-    found = []
-    try:
-        files = sorted(folder.rglob(pattern))
+def _walk(folder: Path, refused: list[Diagnostic]) -> tuple[list[str], list[str]]:
+    """The ``.lore`` and YAML files under ``folder``, leaving out hidden ones (``.github/``,
+    ``.pre-commit-config.yaml``, virtual environments) and ``schema`` folders: YAML there is no
+    scenario. The folder must lie inside the project root (C023 if it leads out: ``rules ->
+    ../outside`` or a link to ``/`` walks nothing); linked folders are not followed, and a link
+    inside it that leads out of the folder is not read (``refused`` gets a C019 for it)."""
+    shown_folder = display_path(folder, resolve=False)
+    if confine(folder, command_line_root(folder)) is None:
+        refused.append(_outside_root(str(folder)))
+        return [], []
+    try:  # inside the project, and each file inside the folder checked
+        walked = walk(folder, Roots.of([folder]), lambda name: name.endswith((".lore", ".yaml", ".yml")),
+                      prune=lambda name: name.startswith(".") or name == "schema")
     except OSError:
-        return found
-    root = resolved([folder])
-    for f in files:
-        parts = f.relative_to(folder).parts
-        if any(p.startswith(".") for p in parts) or "schema" in parts:
-            continue
-        if not inside(f, root):
-            if refused is not None:
-                shown = display_path(f, resolve=False)
-                refused.append(error(PACK_OUTSIDE_ROOTS, f"'{shown}' is a link that leads outside "
-                                     f"'{display_path(folder, resolve=False)}'; it is not read", shown, Span(),
-                                     "check the file it links to directly, or copy it into the folder"))
-            continue
-        found.append(str(f))
-    return found
+        return [], []
+    for f in walked.refused:
+        shown = display_path(Path(f), resolve=False)
+        refused.append(error(PACK_OUTSIDE_ROOTS, f"'{shown}' is a link that leads outside "
+                             f"'{shown_folder}'; it is not read", shown, Span(),
+                             "check the file it links to directly, or copy it into the folder"))
+    return [f for f in walked.files if f.endswith(".lore")], [f for f in walked.files if not f.endswith(".lore")]
 
 
-def _check_look(path: str) -> list[Diagnostic]:
-    """A pack's look file: S003 naming what is wrong, or nothing."""
-    from .look import LookError, read_look_file
+def _outside_root(path: str) -> Diagnostic:
+    """C023: a path named to check that leads, links followed, outside the project root."""
+    return error(PATH_OUTSIDE_ROOT, f"'{path}' leads outside the project root; it is not read", path, Span(),
+                 "check it from the folder it belongs to, name that folder with --root, or copy the files "
+                 "into the project instead of linking them")
 
-    try:
-        read_look_file(Path(path))
-    except LookError as exc:
-        message = str(exc).removeprefix(f"{path}: ")
-        return [error("S003", f"not a valid look: {message}", path, Span(),
-                      "see hexlore/look.py: terrain, sides, marks, faces, strength")]
-    return []
+
+class _Looks:
+    """The look files one ``check`` validates: each once, however many packs, scenarios and
+    folders lead to it (hexlore/look.py). A look is checked with the packs it draws (issue 30):
+    ``render`` and ``run --html`` read it, so a bad one must fail ``check`` first."""
+
+    def __init__(self) -> None:
+        self.seen: set[Path] = set()
+        self.diagnostics: list[Diagnostic] = []
+        self.sources: dict[str, Source] = {}
+
+    def check(self, path: Path, shown: str | None = None) -> None:
+        from .dsl.confine import Roots, read_confined
+        from .look import check_look_file
+
+        try:
+            real = path.resolve()
+        except (OSError, RuntimeError, ValueError):
+            real = path
+        if real in self.seen:
+            return
+        self.seen.add(real)
+        shown = shown or display_path(path)
+        _, found = check_look_file(path, shown)
+        self.diagnostics += found
+        folder = Roots.of([Path(os.path.abspath(path)).parent])  # a look is its pack folder's own
+        text = read_confined(path, folder, "look")[0] if found else None
+        if text is not None:  # the lines the diagnostics quote
+            self.sources[shown] = Source(shown, text)
+
+    def of_rules(self, rules) -> None:
+        """The looks ``rules`` would be drawn with."""
+        from .look import look_files
+
+        if rules is not None:
+            for path in look_files(rules):
+                self.check(path)
 
 
 def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
@@ -98,8 +134,12 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
     for p in paths:
         path = Path(p)
         if is_dir(path):
-            lore += _walk(path, "*.lore", diagnostics)
-            scenarios += _walk(path, "*.y*ml", diagnostics)
+            found_lore, found_yaml = _walk(path, diagnostics)
+            lore += found_lore
+            scenarios += found_yaml
+        elif (os.path.lexists(path) and path.suffix in (".lore", ".yaml", ".yml")
+              and confine(path, command_line_root(path)) is None):  # a link out, even one that dangles
+            diagnostics.append(_outside_root(p))
         elif path.suffix == ".lore" and is_file(path):
             lore.append(str(path))
         elif path.suffix in (".yaml", ".yml") and is_file(path):
@@ -113,18 +153,23 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
     folders: dict[str, list[str]] = {}
     for f in lore:
         folders.setdefault(str(Path(f).parent), []).append(f)
+    looks = _Looks()
+    for s in scenarios:  # look files named or walked: shown as found
+        if Path(s).name == LOOK_FILE:  # how a pack is drawn (hexlore/look.py), not a scenario
+            looks.check(Path(s), s)
     for group in folders.values():
         rules = compile_packs(group)
         diagnostics.extend(rules.diagnostics)
         sources.update(rules.sources)
+        looks.of_rules(rules)
     for s in scenarios:
-        if Path(s).name == LOOK_FILE:  # how a pack is drawn (hexlore/look.py), not a scenario
-            diagnostics.extend(_check_look(s))
+        if Path(s).name == LOOK_FILE:
             continue
         kind = yaml_kind(s)
         if kind == "scenario":
             loaded = open_scenario(s)
             found, more = loaded.diagnostics, loaded.sources
+            looks.of_rules(loaded.rules)
         else:  # campaign files and sheets (docs/campaigns.md)
             from . import campaign as campaigns
 
@@ -132,7 +177,8 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
         sources.update(more)
         # a scenario's packs may lie outside the checked paths: keep their findings (deduplicated below)
         diagnostics.extend(found)
-    return unique_diagnostics(diagnostics), sources
+    sources.update(looks.sources)
+    return unique_diagnostics(diagnostics + looks.diagnostics), sources
 
 
 def run(name: str | Loaded, seed: int | None = None, log_file=None, max_rounds: int | None = None,
@@ -174,14 +220,18 @@ def render(name: str, seed: int | None = None, rounds: int = 0,
            policies: dict[str, str | Policy] | None = None) -> tuple[str | None, list[Diagnostic], dict]:
     """The position of a scenario as SVG text (hexlore/render.py): as the scenario sets it out,
     or after ``rounds`` rounds played (the game's setup first) with the seed and policies, in
-    the packs' look (hexlore/look.py; a bad look file raises :class:`~hexlore.look.LookError`)."""
-    from .look import look_of
+    the packs' look (hexlore/look.py; a bad look file gives its diagnostics, as ``check`` does)."""
+    from .look import LookError, look_of
     from .render import board_svg
     from .runtime.engine.game import Game, RuntimeRuleError
 
     loaded = open_scenario(name)
     if not loaded.playable:  # a problem inside the tests does not change the position
         return None, loaded.diagnostics, loaded.sources
+    try:  # before playing: a bad look is found in the time it takes to read it
+        look = look_of(loaded.rules)
+    except LookError as exc:
+        return None, exc.diagnostics, {**loaded.sources, **exc.sources}
     try:
         game = Game(loaded.rules, loaded.scenario, seed=seed, policies=policies)
         if rounds > 0:
@@ -189,7 +239,7 @@ def render(name: str, seed: int | None = None, rounds: int = 0,
     except RuntimeRuleError as exc:
         return None, [exc.diagnostic], loaded.sources
     title = loaded.scenario.name + (f", after round {game.state.game['round']}" if rounds > 0 else "")
-    return board_svg(game.state, title, look=look_of(loaded.rules)), loaded.play_warnings(), loaded.sources
+    return board_svg(game.state, title, look=look), loaded.play_warnings(), loaded.sources
 
 
 def test(paths: list[str], name: str | None = None) -> tuple[list[TestOutcome], list[Diagnostic], dict]:
@@ -201,14 +251,14 @@ def test(paths: list[str], name: str | None = None) -> tuple[list[TestOutcome], 
     each fails as "not run", and the errors come back with the diagnostics.
     """
     files: list[str] = []
+    diagnostics: list[Diagnostic] = []  # folders and files leading outside the project first (C023, C019)
     for p in paths:
         path = Path(p)
         if is_dir(path):
-            files += _walk(path, "*.y*ml")
+            files += _walk(path, diagnostics)[1]
         else:
             files.append(p)
     outcomes: list[TestOutcome] = []
-    diagnostics: list[Diagnostic] = []
     sources: dict = {}
     for f in files:
         if yaml_kind(f) != "scenario":

@@ -23,10 +23,12 @@ from typing import IO, Any
 
 from .loading import Loaded, bundled_scenarios_root, declared_search_paths, open_scenario, unique_diagnostics
 from .compiler.packs import inside, resolved
-from .dsl.files import is_file, read_source
+from .dsl.confine import command_line_root, read_confined
+from .dsl.files import is_file
 from .dsl.diagnostics import Diagnostic, Source, did_you_mean, error
+from .dsl.output_files import OutputError, remove_stale_temporaries
 from .runtime.scenarios.campaign_files import (Adventure, Campaign, Sheet, dump_sheet, load_campaign, load_sheet,
-                                     write_atomically)
+                                               next_revision, write_atomically)
 from .runtime.engine.cast import CampaignUnit, Cast, stored
 from .runtime.engine.game import Game, GameResult, RuntimeRuleError, ScenarioError
 
@@ -34,6 +36,7 @@ __all__ = ["AdventureResult", "CampaignUsageError", "OpenedCampaign", "check_cam
            "open_campaign", "play_campaign"]
 
 MISSING_FILE = "S011"
+OUTSIDE_PROJECT = "S122"  # a sheet that leads outside the project (hexlore/dsl/confine.py)
 NOT_ON_SHEET = "S117"
 SHEET_BUSY = "S017"
 SHEET_CHANGED = "S018"
@@ -134,16 +137,19 @@ def open_campaign(path: str | Path) -> OpenedCampaign:
     campaign, diags = load_campaign(path, partial=True)
     opened = OpenedCampaign(campaign, diagnostics=list(diags))
     if campaign is None:
-        try:
-            opened.sources[str(path)] = read_source(path)
-        except (OSError, UnicodeDecodeError):
-            pass
+        text, _ = read_confined(path, command_line_root(path))  # for quoting: inside the project only
+        if text is not None:
+            opened.sources[str(path)] = Source(str(path), text)
         return opened
     opened.sources[campaign.path] = campaign.source
     sheet_path = campaign.sheet_path()
     if not campaign.sheet:
         pass  # the schema error says what is wrong with 'sheet:'
-    elif not is_file(sheet_path) or not inside(sheet_path, project_folders(campaign.path)):
+    elif os.path.lexists(sheet_path) and not inside(sheet_path, project_folders(campaign.path)):
+        opened.diagnostics.append(error(OUTSIDE_PROJECT, f"the sheet '{campaign.sheet}' leads outside the project; "
+                                        "it is not read", campaign.path, campaign.span_of("sheet"),
+                                        "keep the sheet in the campaign's project instead of linking it"))
+    elif not is_file(sheet_path):
         opened.diagnostics.append(error(MISSING_FILE, f"no sheet file '{campaign.sheet}'", campaign.path,
                                         campaign.span_of("sheet"), f"looked for {sheet_path}: the sheet "
                                         "is relative to the campaign file (docs/campaigns.md shows one)"))
@@ -195,10 +201,9 @@ def check_sheet(path: str | Path) -> tuple[list[Diagnostic], dict[str, Source]]:
     sheet, diags = load_sheet(path, partial=True)
     sources = {sheet.path: sheet.source} if sheet is not None else {}
     if sheet is None:
-        try:
-            sources[str(path)] = read_source(path)
-        except (OSError, UnicodeDecodeError):
-            pass
+        text, _ = read_confined(path, command_line_root(path))
+        if text is not None:
+            sources[str(path)] = Source(str(path), text)
     return diags, sources
 
 
@@ -272,7 +277,12 @@ def play_adventure(opened: OpenedCampaign, adventure: Adventure, seed: int | Non
                             campaign.path, campaign.span_of("sheet"),
                             "someone edited the sheet during the game: play the adventure again "
                             "('hexlore campaign CAMPAIGN --adventure K')")]
-    write_atomically(campaign.sheet_path(), dump_sheet(units, history, sheet.revision + 1))
+    try:  # through a link to the sheet's target; a full disk leaves the sheet as it was (S130)
+        if log_file is not None and hasattr(log_file, "flush"):
+            log_file.flush()  # the adventure's log is written before the sheet records it
+        write_atomically(campaign.sheet_path(), dump_sheet(units, history, next_revision(sheet.revision)))
+    except OutputError as exc:
+        return None, [exc.diagnostic()]
     changes = {uid: {n: (before[uid][n], after[uid][n]) for n in fields if before[uid][n] != after[uid][n]}
                for uid in after}
     return AdventureResult(adventure.number, name, seed, result.winner, result, changes), []
@@ -310,8 +320,12 @@ def _sheet_exists(campaign: Campaign) -> bool:
 def _sheet_lock(campaign: Campaign):
     """Hold an exclusive lock on the sheet while a campaign plays (a hidden ``.NAME.lock`` file
     beside it): a second run on the same sheet is refused at once instead of playing the same
-    adventure and recording it twice. Yields None when locked, else the diagnostic to report."""
-    sheet = campaign.sheet_path()
+    adventure and recording it twice. Yields None when locked, else the diagnostic to report.
+
+    The lock is taken beside the sheet's target, links followed: two campaigns that reach one
+    sheet through different links (or one through a link, one directly) share one lock. Under
+    it, the temporary files a killed save left beside the sheet are removed."""
+    sheet = Path(os.path.realpath(campaign.sheet_path()))
     lock = sheet.with_name(f".{sheet.name}.lock")
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
@@ -327,6 +341,7 @@ def _sheet_lock(campaign: Campaign):
                         "playing it", campaign.path, campaign.span_of("sheet"),
                         "wait for it to finish, then run again: it plays what is left")
             return
+        remove_stale_temporaries(sheet)
         yield None
     finally:
         os.close(fd)  # closing releases the lock

@@ -8,8 +8,10 @@ escaped, so nothing from a pack or a scenario can break the markup.
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
-from html import escape
+
+from .markup import clean_text
 
 PANEL_W, PANEL_H = 300, 250
 LEFT, BOTTOM, TOP = 44, 76, 28
@@ -24,6 +26,12 @@ class Series:
     values: tuple[float, ...]
     lows: tuple[float, ...] | None = None
     highs: tuple[float, ...] | None = None
+
+
+def escape(text: str) -> str:
+    """``text`` for HTML or SVG: escaped, and what UTF-8 or XML cannot hold (a lone surrogate,
+    a control character) replaced by U+FFFD (hexlore/markup.py), so the file is always written."""
+    return html.escape(clean_text(text))
 
 
 def _n(x: float) -> str:

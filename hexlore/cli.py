@@ -37,14 +37,39 @@ def _console(**options) -> Console:
 
 
 
-@click.group()
+class _Commands(click.Group):
+    """The command group: an output that cannot be written (a full disk, a read-only folder)
+    ends any command with its ``S130`` report and exit code 1, not a traceback; the file it
+    would have replaced is left as it was (hexlore/dsl/output_files.py)."""
+
+    def invoke(self, ctx: click.Context):
+        from .dsl.output_files import OutputError
+
+        try:
+            return super().invoke(ctx)
+        except OutputError as exc:
+            from .cli_files import report_output_error
+
+            report_output_error(exc)
+            ctx.exit(1)
+
+
+@click.group(cls=_Commands)
 @click.version_option(package_name="hexlore")
 @click.option("--packs-path", "packs_path", multiple=True, type=click.Path(file_okay=False),
               help="A folder searched for packs after the scenario's own (repeatable; added "
                    "before the folders of HEXLORE_PATH). Packs are read only from the scenario's "
                    "folder, these folders and the bundled rules.")
-def main(packs_path: tuple[str, ...] = ()) -> None:
+@click.option("--root", "root", type=click.Path(file_okay=False, exists=True), default=None,
+              help="The project root: no file outside it is read, links followed (besides the bundled "
+                   "rules and scenarios and the --packs-path folders). Default: the working directory "
+                   "for the paths check is given, a scenario's own folder tree for its packs.")
+def main(packs_path: tuple[str, ...] = (), root: str | None = None) -> None:
     """Compile, check, play and test hex-grid board game rules written in Lore."""
+    if root:  # in the environment too, like --packs-path (hexlore/dsl/confine.py reads it)
+        from .dsl.confine import ROOT_VARIABLE
+
+        os.environ[ROOT_VARIABLE] = os.path.abspath(root)
     if packs_path:  # in the environment, so sweep workers and every API call see the same paths
         from .loading import PATH_VARIABLE
 
@@ -59,9 +84,9 @@ def main(packs_path: tuple[str, ...] = ()) -> None:
               help="Output format: text (gcc style), json, github (annotations; chosen automatically "
                    "on GitHub Actions) or sarif (2.1.0, for code scanning).")
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit code 1).")
-@click.option("-o", "--output", type=click.File("w", encoding="utf-8", lazy=True), default=None,
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
               help="Write the report to this file instead of standard output.")
-def check(paths: tuple[str, ...], fmt: str, strict: bool, output) -> None:
+def check(paths: tuple[str, ...], fmt: str, strict: bool, output: str | None) -> None:
     """Check rule packs (.lore), scenarios, campaigns and sheets (.yaml), reporting every problem.
 
     Exit code 0: nothing failed; 1: errors (or warnings, with --strict); 2: misuse.
@@ -70,7 +95,20 @@ def check(paths: tuple[str, ...], fmt: str, strict: bool, output) -> None:
     from .cli_output import print_diagnostics
 
     diagnostics, sources = api.check(list(paths))
-    code = print_diagnostics(diagnostics, sources, fmt, strict, output)
+    if output == "-":
+        output = None
+    if output is None:
+        code = print_diagnostics(diagnostics, sources, fmt, strict)
+    else:
+        import io
+
+        from .cli_files import refuse_outputs_over_inputs
+        from .dsl.output_files import write_atomically
+
+        refuse_outputs_over_inputs({"--output": output}, [*paths, *sources])
+        text = io.StringIO()
+        code = print_diagnostics(diagnostics, sources, fmt, strict, text)
+        write_atomically(output, text.getvalue())
     if report.choose_format(fmt) == "text" and not diagnostics:
         click.echo("no problems found", err=True)
     sys.exit(code)
@@ -111,11 +149,16 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
     warnings = loaded.play_warnings()
     if warnings:  # problems inside the tests: said, and the game is played without them
         print_diagnostics(warnings, loaded.sources, "text", output=sys.stderr)
+    from .cli_files import refuse_outputs_over_inputs, scenario_inputs
+
+    refuse_outputs_over_inputs({"--log": log_path, "--html": html_path}, scenario_inputs(loaded.sources))
     sides = [s.name for s in loaded.scenario.sides]
     for side in policy_options:
         if side not in sides:
             raise click.BadParameter(f"'{side}' is not a side of this scenario (its sides: "
                                      f"{', '.join(sides)})", param_hint="'--policy'")
+    if html_path:
+        _exit_if_bad_look(loaded, report_to)
     log_file = LogFile(log_path) if log_path else None
     policies: dict = dict(policy_options)
     watch = None
@@ -161,6 +204,19 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
         console.print(f"event log: {escape(log_file.shown)} ({len(result.log)} entries)")
 
 
+def _exit_if_bad_look(loaded, report_to) -> None:
+    """A page is drawn in the packs' look: a bad look file is refused, with its diagnostics,
+    before the game is played (not after, with nothing written)."""
+    from .cli_output import print_diagnostics
+    from .look import LookError, look_of
+
+    try:
+        look_of(loaded.rules)
+    except LookError as exc:
+        sys.exit(print_diagnostics(exc.diagnostics, {**loaded.sources, **exc.sources}, "text", output=report_to)
+                 or 1)
+
+
 def _write_replay(path: str, loaded, recorder, seed: int | None, console) -> None:
     from .cli_output import escape
     from .look import LookError
@@ -173,8 +229,9 @@ def _write_replay(path: str, loaded, recorder, seed: int | None, console) -> Non
     except LookError as exc:
         console.print(f"no replay written: {escape(str(exc))}")
         sys.exit(1)
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
-        out.write(html)
+    from .dsl.output_files import write_atomically
+
+    write_atomically(path, html)
     console.print(f"replay: {escape(path)} ({len(recording.lines)} entries)")
 
 
@@ -205,26 +262,32 @@ def replay_command(log: str, scenario: str, seed: int | None, max_rounds: int | 
         sys.exit(print_diagnostics(loaded.diagnostics, loaded.sources, "text") or 1)
     if "human" in policy_options.values():
         raise click.BadParameter("a person's decisions cannot be played again", param_hint="'--policy'")
-    with open(log, encoding="utf-8") as f:
-        lines = f.read().splitlines()
+    _exit_if_bad_look(loaded, None)
+    from .cli_files import read_log_lines, refuse_outputs_over_inputs, scenario_inputs
+
+    refuse_outputs_over_inputs({"--output": output}, [log, *scenario_inputs(loaded.sources)])
+    lines, unreadable = read_log_lines(log)
+    if lines is None:
+        sys.exit(print_diagnostics([unreadable] if unreadable else [], {}, "text") or 1)
     try:
         made = replay_log(lines, loaded, seed=seed, policies=dict(policy_options), max_rounds=max_rounds)
     except (ReplayMismatch, LookError) as exc:
         click.echo(f"no replay written: {exc}", err=True)
         sys.exit(1)
-    with open(output, "w", encoding="utf-8", newline="\n") as out:
-        out.write(made.html)
+    from .dsl.output_files import write_atomically
+
+    write_atomically(output, made.html)
     click.echo(f"replay: {output} ({len(made.recording.lines)} entries)")
 
 
 @main.command()
 @click.argument("scenario")
-@click.option("-o", "--output", type=click.File("w", encoding="utf-8", lazy=True), default="-",
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Write the picture to this file (default: standard output).")
 @click.option("--rounds", type=click.IntRange(min=0), default=0, show_default=True,
               help="Play this many rounds first (the game's setup included); 0 draws the scenario as set out.")
 @click.option("--seed", type=int, default=None, help="Seed for dice and random policies (with --rounds).")
-def render(scenario: str, output, rounds: int, seed: int | None) -> None:
+def render(scenario: str, output: str, rounds: int, seed: int | None) -> None:
     """Draw SCENARIO's board, terrain and units as SVG (deterministic: same position, same bytes)."""
     from . import api
     from .cli_output import exit_if_no_scenario, print_diagnostics
@@ -235,7 +298,15 @@ def render(scenario: str, output, rounds: int, seed: int | None) -> None:
         sys.exit(print_diagnostics(diagnostics, sources, "text") or 1)
     if diagnostics:  # problems inside the scenario's tests, which do not change the position
         print_diagnostics(diagnostics, sources, "text", output=sys.stderr)
-    output.write(svg)
+    if output == "-":
+        with click.open_file("-", "w", encoding="utf-8") as out:  # what click.File("w") gave: same bytes
+            out.write(svg)
+        return
+    from .cli_files import refuse_outputs_over_inputs, scenario_inputs
+    from .dsl.output_files import write_atomically
+
+    refuse_outputs_over_inputs({"--output": output}, scenario_inputs(sources))
+    write_atomically(output, svg)
 
 
 @main.command(name="test")
@@ -368,6 +439,13 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
             text = ", ".join(f"{escape(f)} {shown(a)} -> {shown(b)}" for f, (a, b) in changed.items())
             console.print(f"  {escape(uid)}: {text or 'no change'}")
 
+    if log_path and log_path != STDOUT:
+        from .campaign import open_campaign
+        from .cli_files import refuse_outputs_over_inputs, scenario_inputs
+
+        opened = open_campaign(campaign_file)
+        sheet = [str(opened.campaign.sheet_path())] if opened.campaign is not None and opened.campaign.sheet else []
+        refuse_outputs_over_inputs({"--log": log_path}, [campaign_file, *sheet, *scenario_inputs(opened.sources)])
     log_file = LogFile(log_path) if log_path else None
     try:
         results, diagnostics, sources = api.campaign(campaign_file, seed=seed, adventure=adventure,

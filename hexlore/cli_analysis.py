@@ -110,6 +110,7 @@ def odds(scenario, action, given, test_name, decisions, outcomes, policy, budget
         click.echo(json_safe(json.dumps(data, indent=2, ensure_ascii=False)))
     else:
         _print_odds(result, action or f"test {test_name!r}")
+    _refuse_clashes(plot, html_path, sources)
     if plt is SVG:
         _write(plot, _odds_svg(result))
     elif plt is not None:
@@ -122,9 +123,17 @@ def odds(scenario, action, given, test_name, decisions, outcomes, policy, budget
                                       _odds_svg(result)))
 
 
-def _write(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
-        out.write(text)
+def _write(path: str, text: str | bytes) -> None:
+    from .dsl.output_files import write_atomically
+
+    write_atomically(path, text)
+
+
+def _refuse_clashes(plot: str | None, html_path: str | None, sources) -> None:
+    """Refuse --plot or --html naming the scenario, a pack or each other (S131), before writing."""
+    from .cli_files import refuse_outputs_over_inputs, scenario_inputs
+
+    refuse_outputs_over_inputs({"--plot": plot, "--html": html_path}, scenario_inputs(sources))
 
 
 def _odds_svg(result) -> str:
@@ -189,7 +198,7 @@ def _plot_odds(plt, result, path: str) -> None:
         ax.set_ylabel("chance")
         ax.set_ylim(0, 1)
     fig.tight_layout()
-    fig.savefig(path)
+    _save_figure(fig, path)
     plt.close(fig)
 
 
@@ -290,6 +299,7 @@ def sweep(scenario, games, workers, backend, seed, address, variants, max_rounds
         click.echo(json_safe(json.dumps(report, indent=2, ensure_ascii=False)))
     else:
         _print_sweep(report)
+    _refuse_clashes(plot, html_path, [*sources, *variants])
     if plt is SVG:
         from .charts import sweep_chart
 
@@ -405,5 +415,14 @@ def _plot_sweep(plt, report: dict, path: str) -> None:
     if len(runs) > 1:
         left.legend()
     fig.tight_layout()
-    fig.savefig(path)
+    _save_figure(fig, path)
     plt.close(fig)
+
+
+def _save_figure(fig, path: str) -> None:
+    """Draw a matplotlib figure into memory, then write it as every output is written."""
+    import io
+
+    drawn = io.BytesIO()
+    fig.savefig(drawn, format=path.rsplit(".", 1)[-1].lower())
+    _write(path, drawn.getvalue())

@@ -11,6 +11,7 @@ import click
 
 if TYPE_CHECKING:
     from .dsl.diagnostics import Diagnostic
+    from .dsl.output_files import AtomicOutput
 
 
 def escape(text: str) -> str:
@@ -60,13 +61,15 @@ STDOUT = "-"
 
 
 class LogFile:
-    """A log file opened (and so emptied) only when the first entry is written: a run or a
-    campaign refused before its first entry leaves an existing log as it was and makes no
-    empty one. The path ``-`` is standard output, so a log can be piped (``| jq``)."""
+    """A log file opened only when the first entry is written: a run or a campaign refused
+    before its first entry leaves an existing log as it was and makes no empty one. The
+    entries go to a temporary file that :meth:`close` renames over the log
+    (:class:`~hexlore.dsl.output_files.AtomicOutput`), so a full disk or a kill mid-game leaves
+    the previous log whole. The path ``-`` is standard output, so a log can be piped (``| jq``)."""
 
     def __init__(self, path: str):
         self.path = path
-        self._file = None
+        self._file: _StandardOutput | AtomicOutput | None = None
 
     @property
     def shown(self) -> str:
@@ -74,17 +77,23 @@ class LogFile:
 
     def write(self, text: str) -> int:
         if self._file is None:
-            self._file = (_StandardOutput() if self.path == STDOUT
-                          else open(self.path, "w", encoding="utf-8", newline="\n"))
+            from .dsl.output_files import AtomicOutput
+
+            self._file = _StandardOutput() if self.path == STDOUT else AtomicOutput(self.path)
         return self._file.write(text)
 
     @property
     def written(self) -> bool:
         return self._file is not None
 
-    def close(self) -> None:
+    def flush(self) -> None:
         if self._file is not None:
-            self._file.close()
+            self._file.flush()
+
+    def close(self) -> None:
+        """Put the entries written so far in place (a game abandoned keeps its log so far)."""
+        if self._file is not None:
+            self._file.commit()
 
 
 class _StandardOutput:
@@ -95,10 +104,23 @@ class _StandardOutput:
         self._out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
 
     def write(self, text: str) -> int:
-        if self._out is None:
-            return sys.stdout.write(text)
-        self._out.write(text.encode("utf-8"))
+        try:
+            if self._out is None:
+                return sys.stdout.write(text)
+            self._out.write(text.encode("utf-8"))
+        except (OSError, UnicodeEncodeError) as exc:
+            from .dsl.output_files import output_error
+
+            raise output_error("standard output", exc) from None
         return len(text)
 
-    def close(self) -> None:
-        (self._out or sys.stdout).flush()
+    def flush(self) -> None:
+        self.commit()
+
+    def commit(self) -> None:
+        try:
+            (self._out or sys.stdout).flush()
+        except OSError as exc:
+            from .dsl.output_files import output_error
+
+            raise output_error("standard output", exc) from None

@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .compiler import RuleSet, compile_packs
-from .compiler.packs import PackLoader, bundled_rules_root, inside, resolved
+from .compiler.packs import PackLoader, bundled_rules_root, display_path, inside, resolved
+from .dsl.confine import (PATH_VARIABLE, Roots, command_line_root, confine, declared_folders, project_root,
+                          read_confined, trusted_roots)
 from .dsl.diagnostics import Diagnostic, Severity, Source, Span, did_you_mean, error
-from .dsl.files import is_dir, is_file, read_source, read_text
+from .dsl.files import is_dir, is_file
 
 if TYPE_CHECKING:
     from .runtime.scenarios.loader import Scenario
@@ -29,10 +31,9 @@ NO_SUCH_FILE = "S000"
 UNKNOWN_PACK = "S102"
 PACK_OUTSIDE_TREE = "S118"
 NOT_A_PACK = "S119"
+RULES_LINK_OUTSIDE = "S120"
 
-#: Folders searched for packs after the scenario's own, as a PATH-like variable
-#: (``--packs-path`` adds to it for one command).
-PATH_VARIABLE = "HEXLORE_PATH"
+__all__ = ["PATH_VARIABLE"]  # HEXLORE_PATH (hexlore.dsl.confine), re-exported for the API
 _PACK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
@@ -137,17 +138,37 @@ def unique_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 
 def declared_search_paths() -> list[Path]:
     """The folders of ``HEXLORE_PATH`` (``--packs-path`` adds to it), in order."""
-    return [Path(p) for p in os.environ.get(PATH_VARIABLE, "").split(os.pathsep) if p]
+    return declared_folders()
+
+
+def project_rules(scenario_path: Path) -> tuple[Path | None, Path | None]:
+    """(the project's ``rules/`` folder, a ``rules/`` refused): the nearest ``rules/`` above the
+    scenario's folder, used only when it lies, links followed, inside the project: ``--root``
+    when one is given, else the folder that holds it. A ``rules -> ../outside`` (or a link
+    to ``/``) committed in a repository is refused (S120) instead of searched."""
+    try:
+        parents = Path(os.path.abspath(scenario_path)).parents
+    except (OSError, ValueError):
+        return None, None
+    for parent in parents:
+        rules = parent / "rules"
+        if is_dir(rules):
+            root = project_root()  # --root names the project; else the folder holding rules/ is it
+            project = Roots.of([root]) + trusted_roots() if root is not None else Roots.of([parent])
+            if confine(rules, project) is None:
+                return None, rules
+            return rules, None
+    return None, None
 
 
 def search_paths_for(scenario_path: Path) -> list[Path]:
     """Where a scenario's packs are looked for: its own folder, the nearest ``rules/`` folder
-    above it (a project's own packs), the declared search paths, the bundled rules."""
+    above it (a project's own packs, when it stays inside the project: :func:`project_rules`),
+    the declared search paths, the bundled rules."""
     paths = [scenario_path.parent]
-    for parent in scenario_path.resolve().parents:
-        if is_dir(parent / "rules"):
-            paths.append(parent / "rules")
-            break
+    rules, _ = project_rules(scenario_path)
+    if rules is not None:
+        paths.append(rules)
     paths += declared_search_paths()
     paths.append(bundled_rules_root())
     return paths
@@ -238,7 +259,7 @@ class CompileCache:
     @staticmethod
     def _fresh(rules: RuleSet) -> bool:
         for path, source in rules.sources.items():
-            text, _ = read_text(path)
+            text, _ = read_confined(path, command_line_root(path))
             if text != source.text:
                 return False
         return True
@@ -274,10 +295,7 @@ def open_scenario(name: str, text: str | None = None) -> Loaded:
                 "a sheet is played through the campaign that names it: 'hexlore campaign CAMPAIGN'")
         loaded = Loaded(None, None, [error(NOT_A_SCENARIO, f"this is a {kind} file, not a scenario", str(path),
                                            Span(), hint)])
-        try:
-            loaded.sources[str(path)] = read_source(path)
-        except (OSError, UnicodeDecodeError):
-            pass
+        _keep_source(loaded, path)
         return loaded
     if text is not None:
         scenario, diags = load_scenario_text(text, str(path), partial=True)
@@ -285,12 +303,16 @@ def open_scenario(name: str, text: str | None = None) -> Loaded:
         scenario, diags = load_scenario(path, partial=True)
     loaded = Loaded(scenario, None, list(diags))
     if scenario is None:
-        try:
-            loaded.sources[str(path)] = read_source(path)
-        except (OSError, UnicodeDecodeError):
-            pass
+        _keep_source(loaded, path)
         return loaded
     loaded.sources[scenario.path] = scenario.source
+    _, refused_rules = project_rules(path)
+    if refused_rules is not None:
+        loaded.diagnostics.append(error(
+            RULES_LINK_OUTSIDE, f"the project's rules folder '{display_path(refused_rules, resolve=False)}' leads outside the project; "
+            "no pack is looked up in it", scenario.path, scenario.span_of("packs"),
+            "make 'rules' a folder of the project instead of a link, or name the folder it links to "
+            "with --packs-path"))
     requests = [str(path.parent / p) if p.endswith(".lore") else p for p in scenario.packs]
     roots = search_paths_for(path)
     missing = _pack_problems(scenario, requests, roots)
@@ -307,6 +329,13 @@ def open_scenario(name: str, text: str | None = None) -> Loaded:
     return loaded
 
 
+def _keep_source(loaded: Loaded, path: Path) -> None:
+    """The scenario's text for quoting its diagnostics, when it can be read (inside the project)."""
+    text, _ = read_confined(path, command_line_root(path))
+    if text is not None:
+        loaded.sources[str(path)] = Source(str(path), text)
+
+
 def open_variant(name: str, extra_packs: list[str] | tuple[str, ...] = ()) -> Loaded:
     """Load a scenario with more packs after its own (a variant: packs that ``override``)."""
     from .runtime.engine.game import Game, ScenarioError
@@ -315,6 +344,12 @@ def open_variant(name: str, extra_packs: list[str] | tuple[str, ...] = ()) -> Lo
     if not extra_packs or not loaded.playable:
         return loaded
     path = Path(loaded.scenario.path)
+    outside = [p for p in extra_packs if confine(p, command_line_root(p)) is None]
+    if outside:  # a variant that is a link leading out of the project is not read
+        loaded.diagnostics.append(error("C023", f"'{outside[0]}' leads outside the project root; it is not read",
+                                        outside[0], Span(), "copy the variant into the project, or name its "
+                                        "folder with --root"))
+        return loaded
     missing = [p for p in extra_packs if not Path(p).is_file()]
     if missing:
         loaded.diagnostics.append(error(NO_SUCH_FILE, f"no pack file '{missing[0]}'", missing[0], Span(),
@@ -337,7 +372,7 @@ def yaml_kind(path: str) -> str:
     """``scenario``, ``campaign`` or ``sheet``: what a YAML file is, from its top-level format key."""
     from .runtime.scenarios.campaign_files import file_kind
 
-    text, _ = read_text(path)
+    text, _ = read_confined(path, command_line_root(path))
     if text is None:
         return "scenario"  # the scenario loader reports why it cannot be read
     return file_kind(text)

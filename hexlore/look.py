@@ -16,15 +16,21 @@ first, then any other folder (a mod beside its scenario, a folder on ``HEXLORE_P
 group in path order, every later file changing only the keys it names (a mod's look overrides
 its base packs'). A look file that is not valid YAML, or a value of the wrong kind, raises
 :class:`LookError` naming the file: a wrong colour must not silently draw a different board.
+``hexlore check`` reports the same problems, located (:func:`check_look_file`), for every
+look file that a checked pack or scenario would be drawn with (:func:`look_files`).
 Terrains no look names get a colour from :data:`DEFAULT_TERRAIN` when their name says what
 they are (water is blue, woods are green), else one from a pale palette.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from .dsl.diagnostics import Diagnostic, Source, Span, error
 
 LOOK_FILE = "look.yaml"
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3}")
@@ -45,7 +51,39 @@ KEYS = ("terrain", "sides", "marks", "faces", "strength")
 
 
 class LookError(Exception):
-    """A look file that cannot be used: its path and what is wrong."""
+    """A look file that cannot be used: its path and what is wrong (``diagnostics``: each
+    problem located, as ``hexlore check`` reports them)."""
+
+    def __init__(self, message: str, diagnostics: list[Diagnostic] | None = None,
+                 sources: dict[str, Source] | None = None):
+        super().__init__(message)
+        self.diagnostics = list(diagnostics or [])
+        self.sources = dict(sources or {})  # the file's text, for the lines the diagnostics quote
+
+
+class LookOutside(LookError):
+    """A look file that leads, links followed, outside its pack's folder: not read (S121)."""
+
+    def __init__(self, path: str, shown: str | None = None):
+        super().__init__(f"{path}: the look file leads outside its pack's folder (S121); it is not read",
+                         [outside_diagnostic(shown or path)])
+        self.path = path
+
+
+LOOK_OUTSIDE = "S121"
+
+
+def outside_diagnostic(file: str) -> Diagnostic:
+    return error(LOOK_OUTSIDE, f"'{file}' leads outside its pack's folder; the look is not read", file,
+                 Span(), "copy the look file into the pack's folder instead of linking it")
+
+
+def _outside(path: Path) -> bool:
+    """Whether a look file leads, links followed, outside its pack's folder (the folder it is
+    written in): the one confinement (hexlore/dsl/confine.py) with that folder as the root."""
+    from .dsl.confine import Roots, confine
+
+    return confine(path, Roots.of([Path(os.path.abspath(path)).parent])) is None
 
 
 @dataclass
@@ -81,42 +119,111 @@ class Look:
         self.files.append(path)
 
 
-def _check(data, path: str) -> dict:
-    """``data`` if it is a valid look, else :class:`LookError` saying what is wrong where."""
+#: a look's problems are S003 ("not a valid look: ..."), located; text no output can hold is
+#: S125/S126 as in any YAML file (hexlore/dsl/text_safety.py)
+LOOK_PROBLEM = "S003"
+_HINT = "a look maps terrain, sides, marks and faces to values, and strength to field names (hexlore/look.py)"
+JsonPath = tuple
+
+
+def _problems(data) -> Iterator[tuple[JsonPath, bool, str]]:
+    """What is wrong with a look's data: (where, whether at the key, what) for each problem."""
     if data is None:
-        return {}
+        return
     if not isinstance(data, dict):
-        raise LookError(f"{path}: a look is a mapping of {', '.join(KEYS)}")
+        yield (), False, f"a look is a mapping of {', '.join(KEYS)}"
+        return
     for key, value in data.items():
         if key not in KEYS:
-            raise LookError(f"{path}: unknown key '{key}' (a look has {', '.join(KEYS)})")
-        if key == "strength":
+            yield (key,), True, f"unknown key '{key}' (a look has {', '.join(KEYS)})"
+        elif key == "strength":
             if not isinstance(value, list) or not all(isinstance(v, str) and NAME.fullmatch(v) for v in value):
-                raise LookError(f"{path}: 'strength' is a list of field names")
-            continue
-        if not isinstance(value, dict):
-            raise LookError(f"{path}: '{key}' maps names to values")
-        for name, item in value.items():
-            if not isinstance(name, str) or not NAME.fullmatch(name):
-                raise LookError(f"{path}: '{key}': '{name}' is not a name")
-            if key == "marks":
-                if not isinstance(item, str) or not 0 < len(item) <= 4:
-                    raise LookError(f"{path}: marks.{name}: a mark is text of 1 to 4 characters")
-            elif not isinstance(item, str) or not COLOUR.fullmatch(item):
-                raise LookError(f"{path}: {key}.{name}: '{item}' is not a colour (#rgb or #rrggbb)")
-    return data
+                yield (key,), False, "'strength' is a list of field names"
+        elif not isinstance(value, dict):
+            yield (key,), False, f"'{key}' maps names to values"
+        else:
+            for name, item in value.items():
+                if not isinstance(name, str) or not NAME.fullmatch(name):
+                    yield (key, name), True, f"'{key}': '{name}' is not a name"
+                elif key == "marks":
+                    if not isinstance(item, str) or not 0 < len(item) <= 4:
+                        yield (key, name), False, f"marks.{name}: a mark is text of 1 to 4 characters"
+                elif not isinstance(item, str) or not COLOUR.fullmatch(item):
+                    yield (key, name), False, f"{key}.{name}: '{item}' is not a colour (#rgb or #rrggbb)"
+
+
+def check_look_file(path: Path, shown: str | None = None) -> tuple[dict, list[Diagnostic]]:
+    """A look file's data (``{}`` unless it is valid) and every problem in it, located."""
+    data, diagnostics, _ = _read_look(path, shown or str(path))
+    return data, diagnostics
+
+
+def _read_look(path: Path, file: str) -> tuple[dict, list[Diagnostic], str | None]:
+    """The data, the problems (sorted) and the text of a look file.
+
+    Read as every untrusted YAML file is (hexlore/runtime/scenarios/located_yaml.py): bounded
+    in size, nesting and aliases before anything walks it (a 5,000-deep look once stopped
+    ``check`` with a RecursionError), ``yaml.safe_load`` semantics, text no output can hold
+    refused. PyYAML is imported here, so that naming the look file loads none of it."""
+    import yaml
+
+    from .dsl.confine import Roots, read_confined
+    from .dsl.files import ReadProblem
+    from .runtime.scenarios.located_yaml import SpanIndexer, compose, construct, nearest_span, syntax_error
+
+    if _outside(path):  # a link to a file of the machine: nothing of it is read or quoted
+        return {}, [outside_diagnostic(file)], None
+    text, problem = read_confined(path, Roots.of([Path(os.path.abspath(path)).parent]), "look")
+    if text is None:
+        why = problem or ReadProblem("cannot read look", Span(), "check that the look can be read")
+        return {}, [error(LOOK_PROBLEM, f"not a valid look: cannot read the look: {why.message}", file,
+                          why.span, why.hint)], None
+    try:
+        root = compose(text)
+        if root is None:
+            return {}, [], text
+        idx = SpanIndexer(file, text)
+        idx.walk(root)
+        data = construct(root)
+    except yaml.YAMLError as exc:
+        found = syntax_error(exc, file)
+        return {}, [replace(found, code=LOOK_PROBLEM, message=f"not a valid look: cannot read the look: "
+                            f"{found.message}")], text
+    diagnostics = list(idx.diagnostics)
+    for where, at_key, message in _problems(data):
+        span = (idx.key_spans.get(where) if at_key else None) or nearest_span(idx.spans, where)
+        diagnostics.append(error(LOOK_PROBLEM, f"not a valid look: {message}", file, span, _HINT))
+    return ({} if diagnostics else data), sorted(diagnostics, key=Diagnostic.sort_key), text
 
 
 def read_look_file(path: Path) -> dict:
-    """One look file, validated (yaml.safe_load: a look runs nothing). PyYAML is imported here,
-    so that naming the look file (``check`` of a pack) loads none of it."""
-    import yaml
+    """One look file, validated; :class:`LookError` naming the file and its first problem."""
+    from .compiler.packs import display_path
 
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise LookError(f"{path}: cannot read the look: {exc}") from exc
-    return _check(data, str(path))
+    shown = display_path(path)  # as check shows it: relative to the working directory when inside it
+    if _outside(path):
+        raise LookOutside(str(path), shown)
+    data, diagnostics, text = _read_look(path, shown)
+    if diagnostics:
+        first = diagnostics[0]
+        what = first.message.removeprefix("not a valid look: ")
+        sources = {shown: Source(shown, text)} if text is not None else {}
+        raise LookError(f"{shown}:{first.span.line}:{first.span.column}: {what}", diagnostics, sources)
+    return data
+
+
+def refused_looks(source_paths: list[str]) -> list[str]:
+    """The look files beside a rule set's packs that lead outside their folder (S121): ``check``
+    reports them, as ``render`` and the replay pages refuse them."""
+    from .compiler.packs import bundled_rules_root
+    from .dsl.confine import Roots, confine
+
+    out = []
+    for folder in look_folders(source_paths, bundled_rules_root().resolve()):
+        path = folder / LOOK_FILE
+        if path.is_file() and confine(path, Roots.of([folder])) is None:
+            out.append(str(path))
+    return out
 
 
 def look_folders(source_paths: list[str], bundled_root: Path) -> list[Path]:
@@ -128,13 +235,19 @@ def look_folders(source_paths: list[str], bundled_root: Path) -> list[Path]:
     return sorted(folders, key=lambda f: (not bundled(f), str(f)))
 
 
-def look_of(rules) -> Look:
-    """The look of a compiled rule set (``rules.sources`` names its files)."""
+def look_files(rules) -> list[Path]:
+    """The look files a compiled rule set is drawn with (``rules.sources`` names its files), in
+    the order they are merged: what ``render`` and ``run --html`` read, so ``check`` of the
+    packs or of a scenario validates these (issue 30)."""
     from .compiler.packs import bundled_rules_root
 
+    folders = look_folders(list(rules.sources), bundled_rules_root().resolve())
+    return [folder / LOOK_FILE for folder in folders if (folder / LOOK_FILE).is_file()]
+
+
+def look_of(rules) -> Look:
+    """The look of a compiled rule set; :class:`LookError` if one of its files is bad."""
     look = Look()
-    for folder in look_folders(list(rules.sources), bundled_rules_root().resolve()):
-        path = folder / LOOK_FILE
-        if path.is_file():
-            look.merge(read_look_file(path), str(path))
+    for path in look_files(rules):
+        look.merge(read_look_file(path), str(path))
     return look

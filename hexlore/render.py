@@ -21,9 +21,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable
-from xml.sax.saxutils import escape, quoteattr
-
 from .look import Look
+from .markup import xml_attr, xml_text
 from .runtime.geometry.grid import Hex
 from .runtime.engine.state import GameState, Unit
 
@@ -94,11 +93,14 @@ def strength_fields(unit: Unit, look: Look) -> list[tuple[str, int]]:
 
 
 def board_svg(state: GameState, title: str = "", size: float = 26.0, look: Look | None = None,
-              units: bool = True, terrains: dict[str, str] | None = None, also: Iterable[str] = ()) -> str:
+              units: bool = True, terrains: dict[str, str] | None = None, also: Iterable[str] = (),
+              svg_id: str | None = None, layers: Iterable[str] = ()) -> str:
     """The position as an SVG document (text), identical for identical positions and looks;
     ``units=False`` draws the board alone (a replay draws the units of each step itself).
     ``terrains`` and ``also`` as :func:`terrain_colours` (a replay draws the board as it began,
-    with a colour for every terrain the game will show)."""
+    with a colour for every terrain the game will show); ``svg_id`` and ``layers`` (ids of empty
+    groups drawn last) for a page that draws over the picture. Every text and attribute value
+    is escaped (hexlore/markup.py), so a page may embed the picture as markup."""
     look = look or Look()
     board = state.board
     hexes = sorted(board, key=lambda h: (h.r, h.q))
@@ -113,22 +115,24 @@ def board_svg(state: GameState, title: str = "", size: float = 26.0, look: Look 
     legend_rows = len(fills) + len(sides)
     height = bottom - top + legend_rows * size * 0.8 + size * 0.4
     width = right - left
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{_n(left)} {_n(top)} {_n(width)} {_n(height)}" '
+    named = f"id={xml_attr(svg_id)} " if svg_id else ""
+    out = [f'<svg {named}xmlns="http://www.w3.org/2000/svg" viewBox="{_n(left)} {_n(top)} {_n(width)} {_n(height)}" '
            f'width="{_n(width)}" height="{_n(height)}" font-family="sans-serif">']
     if title:
         out.append(f'<text x="{_n(left + size * 0.5)}" y="{_n(top + size * 0.9)}" font-size="{_n(size * 0.6)}" '
-                   f'font-weight="bold">{escape(title)}</text>')
+                   f'font-weight="bold">{xml_text(title)}</text>')
     for h in hexes:
         x, y = centres[h]
         label = board.label(h)
         terrain = _terrain_of(state, h) if terrains is None else terrains[label]
-        out.append(f'<polygon data-hex={quoteattr(label)} data-terrain={quoteattr(terrain)} '
-                   f'points="{_corners(x, y, size)}" fill="{fills[terrain]}" stroke="#555" stroke-width="1"/>')
+        out.append(f'<polygon data-hex={xml_attr(label)} data-terrain={xml_attr(terrain)} '
+                   f'points="{_corners(x, y, size)}" fill={xml_attr(fills[terrain])} stroke="#555" stroke-width="1"/>')
         out.append(f'<text x="{_n(x)}" y="{_n(y - size * 0.55)}" font-size="{_n(size * 0.3)}" '
-                   f'text-anchor="middle" fill="#666">{escape(label)}</text>')
+                   f'text-anchor="middle" fill="#666">{xml_text(label)}</text>')
     if units:
         out.extend(_units(state, centres, sides, size, look))
     out.extend(_legend(fills, sides, left + size * 0.5, bottom + size * 0.2, size))
+    out.extend(f"<g id={xml_attr(layer)}></g>" for layer in layers)
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -160,21 +164,21 @@ def unit_svg(uid: str, type_name: str, side: str, hex_label: str, strength: list
     cy = y - size * 0.05
     shown = " ".join(f"{n}={v}" for n, v in strength)
     label_size = min(size * 0.32, size * 1.9 / max(len(uid), 1) / 0.55 / max(count, 1))
-    out = [f'<g data-unit={quoteattr(uid)} data-type={quoteattr(type_name)} data-side={quoteattr(side)} '
-           f'data-hex={quoteattr(hex_label)} data-strength={quoteattr(shown)}>',
-           f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="{_n(radius)}" fill="{colour}" stroke="#fff" stroke-width="1.5"/>',
+    out = [f'<g data-unit={xml_attr(uid)} data-type={xml_attr(type_name)} data-side={xml_attr(side)} '
+           f'data-hex={xml_attr(hex_label)} data-strength={xml_attr(shown)}>',
+           f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="{_n(radius)}" fill={xml_attr(colour)} stroke="#fff" stroke-width="1.5"/>',
            f'<text x="{_n(cx)}" y="{_n(cy + radius * 0.3)}" font-size="{_n(radius * 0.8)}" text-anchor="middle" '
-           f'font-weight="bold" fill="#fff">{escape(mark)}</text>',
+           f'font-weight="bold" fill="#fff">{xml_text(mark)}</text>',
            f'<text x="{_n(cx)}" y="{_n(cy + radius + label_size * 0.95)}" font-size="{_n(label_size)}" '
-           f'text-anchor="middle" fill="#111" stroke="#fff" stroke-width="0.25">{escape(uid)}</text>']
+           f'text-anchor="middle" fill="#111" stroke="#fff" stroke-width="0.25">{xml_text(uid)}</text>']
     if strength:
         text = "/".join(str(v) for _, v in strength)
         bx, by = cx + radius * 0.75, cy - radius * 0.75
-        out.append(f'<circle cx="{_n(bx)}" cy="{_n(by)}" r="{_n(size * 0.2)}" fill="#fff" stroke="{colour}"/>')
+        out.append(f'<circle cx="{_n(bx)}" cy="{_n(by)}" r="{_n(size * 0.2)}" fill="#fff" stroke={xml_attr(colour)}/>')
         out.append(f'<text x="{_n(bx)}" y="{_n(by + size * 0.09)}" font-size="{_n(size * 0.25)}" '
-                   f'text-anchor="middle" fill="#111">{escape(text)}</text>')
+                   f'text-anchor="middle" fill="#111">{xml_text(text)}</text>')
     details = f"{uid} ({type_name}, {side})" + (f": {shown}" if shown else "")
-    out.append(f"<title>{escape(details)}</title>")
+    out.append(f"<title>{xml_text(details)}</title>")
     out.append("</g>")
     return out
 
@@ -188,10 +192,10 @@ def _legend(fills: dict[str, str], sides: dict[str, str], x: float, y: float, si
         top = y + i * step
         if shape == "rect":
             out.append(f'<rect x="{_n(x)}" y="{_n(top)}" width="{_n(step * 0.8)}" height="{_n(step * 0.8)}" '
-                       f'fill="{colour}" stroke="#555"/>')
+                       f'fill={xml_attr(colour)} stroke="#555"/>')
         else:
             out.append(f'<circle cx="{_n(x + step * 0.4)}" cy="{_n(top + step * 0.4)}" r="{_n(step * 0.4)}" '
-                       f'fill="{colour}"/>')
+                       f'fill={xml_attr(colour)}/>')
         out.append(f'<text x="{_n(x + step)}" y="{_n(top + step * 0.65)}" font-size="{_n(size * 0.4)}">'
-                   f"{escape(name)}</text>")
+                   f"{xml_text(name)}</text>")
     return out

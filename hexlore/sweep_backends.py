@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Callable
 
 from .compiler.packs import bundled_rules_root
+from .dsl.output_files import write_atomically
+from .dsl.confine import command_line_root, read_confined
 from .loading import open_variant
 from .runtime.analysis.sweep import GameRecord, play_games
 
@@ -73,7 +75,7 @@ def compiled_here() -> int:
 
 def _localise(job: SweepJob) -> tuple[str, list[str]]:
     """Paths to load from: the job's own paths when this machine has those files, else a copy."""
-    if all(Path(p).is_file() and Path(p).read_text(encoding="utf-8") == text for p, text in job.files):
+    if all(read_confined(p, command_line_root(p))[0] == text for p, text in job.files):
         return job.scenario, list(job.extra_packs)
     root = Path(tempfile.mkdtemp(prefix="hexlore-sweep-"))
 
@@ -83,7 +85,7 @@ def _localise(job: SweepJob) -> tuple[str, list[str]]:
     for p, text in job.files:
         target = Path(moved(p))
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        write_atomically(target, text)
     return moved(job.scenario), [moved(p) for p in job.extra_packs]
 
 

@@ -1,7 +1,7 @@
 """Kill a process in the middle of writing a sheet, for real.
 
-A child Python process runs ``body`` after a prelude that makes the sheet writer stall once
-its first chunk is on disk (``campaign_files._write_chunk``), and signals the parent through a
+A child Python process runs ``body`` after a prelude that makes the writer of every output
+(sheets, logs, pages) stall once its first chunk is on disk (``output_files._write_chunk``), and signals the parent through a
 file. The parent then SIGKILLs it, so the tests see exactly what a crash mid-write leaves.
 """
 
@@ -23,10 +23,11 @@ _PRELUDE = textwrap.dedent(f"""\
     import sys, time
     from pathlib import Path
     from hexlore.runtime.scenarios import campaign_files as cf
+    from hexlore.dsl import output_files
 
     ready = sys.argv[1]
-    cf.CHUNK = {CHUNK}
-    original = cf._write_chunk
+    output_files.CHUNK = {CHUNK}
+    original = output_files._write_chunk
 
     def stalling(stream, data):
         original(stream, data)
@@ -34,7 +35,7 @@ _PRELUDE = textwrap.dedent(f"""\
         Path(ready).write_text("first chunk written")
         time.sleep(60)  # the parent kills the process here
 
-    cf._write_chunk = stalling
+    output_files._write_chunk = stalling
     """)
 
 

@@ -21,7 +21,8 @@ from midwrite import CHUNK, kill_mid_write
 from hexlore import api
 from hexlore.campaign import CampaignUsageError, _cast, open_campaign
 from hexlore.cli import main
-from hexlore.runtime.scenarios import campaign_files
+from hexlore.dsl import output_files
+from hexlore.dsl.output_files import OutputError
 from hexlore.runtime.engine.cast import stored
 from hexlore.runtime.scenarios.campaign_files import dump_sheet, file_kind, load_sheet, load_sheet_text, write_atomically
 from hexlore.runtime.engine.game import Game, RuntimeRuleError
@@ -355,8 +356,8 @@ def test_a_failed_save_leaves_the_old_sheet_and_no_temporary_file(tmp_path, monk
     def full_disk(stream, data):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(campaign_files, "_write_chunk", full_disk)
-    with pytest.raises(OSError):
+    monkeypatch.setattr(output_files, "_write_chunk", full_disk)
+    with pytest.raises(OutputError, match="disk is full"):
         write_atomically(sheet, "hexlore_sheet: 1\nunits: []\n")
     assert sheet.read_bytes() == old and list(tmp_path.iterdir()) == [sheet]
 

@@ -52,6 +52,20 @@ def test_every_bar_of_a_sweep_chart_shows_the_report_s_figure(report):
     assert sum(lengths.values()) == report["games"] - report["errors"]["count"]
 
 
+def test_unwritable_names_neither_break_nor_stop_a_chart_or_report():
+    """A lone surrogate (a YAML "\\ud800" escape) or a control character in a name made the
+    chart and the report unwritable as UTF-8 (and the SVG invalid XML)."""
+    from xml.etree import ElementTree
+
+    from hexlore.charts import html_report
+
+    svg = odds_chart(["bad \ud800\x01 <b>"], [{"x\udfff": 1.0}])
+    assert "bad \ufffd\ufffd &lt;b&gt;" in svg and ElementTree.fromstring(svg.encode("utf-8")) is not None
+    page = html_report("t\ud800", [("c\x00", ["h"], [["\ud800"]])], svg)
+    assert "<title>t\ufffd</title>" in page and "<td>\ufffd</td>" in page
+    page.encode("utf-8")
+
+
 def test_an_odds_chart_shows_each_chance_and_escapes_labels():
     svg = odds_chart(["<spider>.alive"], [{"True": 0.25, "False": 0.75}])
     assert "<spider>" not in svg and "&lt;spider&gt;.alive" in svg

@@ -30,7 +30,7 @@ CODE = re.compile(r'"([PCWNSRO]\d{3})"')
 
 def _subject(expected: Path) -> Path:
     for candidate in (expected.with_suffix(".lore"), expected.with_suffix(".yaml"), expected.with_suffix("")):
-        if candidate.exists():
+        if candidate.exists() or candidate.is_symlink():  # a link out of the project may dangle
             return candidate
     raise AssertionError(f"{expected.name}: no NAME.lore, NAME.yaml or NAME/ next to it")
 
@@ -115,7 +115,9 @@ def test_every_code_is_documented(code: str) -> None:
 
 # O codes (odds and sweeps) are not problems of `hexlore check`: tests/test_odds_*.py trigger them.
 # S017 and S018 need two campaign runs at once: tests/test_campaign_lock.py triggers them.
-CONCURRENT = {"S017", "S018"}
+# S130-S132 are about a command's output files and the log given to replay, not about a file
+# check reads: tests/test_writes.py triggers them.
+CONCURRENT = {"S017", "S018", "S130", "S131", "S132"}
 
 
 @pytest.mark.parametrize("code", [c for c in SOURCE_CODES if not c.startswith("O") and c not in CONCURRENT])

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import time
+from pathlib import Path
 
 import pytest
 
@@ -150,3 +152,144 @@ def test_control_characters_are_escaped_in_every_format(tmp_path, fmt, name, seq
         assert raw not in outcome.stdout + outcome.stderr, (name, fmt, outcome.describe())
     if fmt in ("json", "sarif"):
         json.loads(outcome.stdout)
+
+
+# ---------------------------------------------------------------------------
+# Issue 30, item 1: links committed in a project (folders, rules/, look.yaml, sheets, an
+# editor's documents) lead nowhere outside it; hexlore/dsl/confine.py decides, once.
+# ---------------------------------------------------------------------------
+
+FORMATS = ("text", "json", "github", "sarif")
+
+
+def _secrets(outside):
+    """Files behind the links: a pack, a scenario-like YAML and a look, each holding the marker."""
+    (outside / "leak.lore").write_text(f"pack leak\n{MARKER} = {{ \n", encoding="utf-8")
+    (outside / "leak.yaml").write_text(f"hexlore: 1\nname: {MARKER}\n{MARKER}: [\n", encoding="utf-8")
+    (outside / "look.yaml").write_text(f'terrain: {{plain: "{MARKER}"}}\n', encoding="utf-8")
+    (outside / "sheet.yaml").write_text(f"hexlore_sheet: 1\n{MARKER}: [\n", encoding="utf-8")
+
+
+def _no_secret(outcome, *codes):
+    assert MARKER not in outcome.output and "root:x" not in outcome.output, outcome.describe()
+    assert_refused(outcome, *codes)
+
+
+@pytest.mark.parametrize("target", ["../outside", "/"], ids=["to ../outside", "to /"])
+def test_a_linked_folder_checked_by_the_ci_recipe_is_not_read(project, target):
+    folder, secret = project
+    _secrets(secret.parent)
+    (folder / "rules").symlink_to(target, target_is_directory=True)
+    (folder / "scenarios").mkdir()
+    for fmt in FORMATS:  # `hexlore check rules scenarios`, from the repository's top
+        outcome = run_bounded("check", "--format", fmt, "rules", "scenarios", cwd=folder)
+        _no_secret(outcome, "C023")
+        if fmt in ("json", "sarif"):
+            json.loads(outcome.stdout)
+    outcome = run_bounded("check", ".", cwd=folder)  # a walk from above meets the link and leaves it
+    _no_secret(outcome, "C019")
+    outcome = run_bounded("--root", str(folder), "check", str(folder / "rules"), cwd=secret.parent)
+    _no_secret(outcome, "C023")  # an explicit --root confines a path named from anywhere
+
+
+def test_a_linked_rules_folder_above_a_scenario_is_not_searched(project):
+    folder, secret = project
+    _secrets(secret.parent)
+    (folder / "rules").symlink_to("../outside", target_is_directory=True)
+    (folder / "scenarios").mkdir()
+    scenario = folder / "scenarios" / "leak.yaml"
+    scenario.write_text(SCENARIO.format(packs="leak"), encoding="utf-8")
+    for command, args in COMMANDS.items():
+        _no_secret(run_bounded(*args, str(scenario), cwd=folder), "S120")
+
+
+def test_a_linked_look_is_not_drawn_from_nor_quoted(project, tmp_path):
+    folder, secret = project
+    _secrets(secret.parent)
+    (folder / "look.yaml").symlink_to(secret.parent / "look.yaml")
+    scenario = folder / "drawn.yaml"
+    scenario.write_text(SCENARIO.format(packs="mine.lore"), encoding="utf-8")
+    page = tmp_path / "replay.html"
+    for args in (["render", str(scenario)], ["run", str(scenario), "--html", str(page)], ["check", str(scenario)]):
+        _no_secret(run_bounded(*args, cwd=folder), "S121")
+    assert not page.exists() or MARKER not in page.read_text(encoding="utf-8")
+
+
+def test_a_linked_sheet_is_not_read_nor_replaced(project):
+    folder, secret = project
+    _secrets(secret.parent)
+    (folder / "sheet.yaml").symlink_to(secret.parent / "sheet.yaml")
+    (folder / "played.yaml").write_text(SCENARIO.format(packs="mine.lore"), encoding="utf-8")
+    campaign = folder / "campaign.yaml"
+    campaign.write_text("hexlore_campaign: 1\nname: linked\nsheet: sheet.yaml\nadventures:\n"
+                        "  - scenario: played.yaml\n", encoding="utf-8")
+    for args in (["check", str(campaign)], ["campaign", str(campaign)]):
+        _no_secret(run_bounded(*args, cwd=folder), "S122")
+    assert (folder / "sheet.yaml").is_symlink()
+    assert MARKER in (secret.parent / "sheet.yaml").read_text(encoding="utf-8")  # untouched
+
+
+def test_links_inside_the_project_and_declared_folders_still_work(project, tmp_path):
+    folder, _ = project
+    (folder / "lib").mkdir()
+    (folder / "lib" / "real.lore").write_text('pack real\nprocedure nothing() "x" {\n}\n', encoding="utf-8")
+    (folder / "linked.lore").symlink_to("lib/real.lore")
+    scenario = folder / "inside.yaml"
+    scenario.write_text(SCENARIO.format(packs="linked.lore"), encoding="utf-8")
+    outcome = run_bounded("test", str(scenario), cwd=folder)
+    assert outcome.returncode == 0, outcome.describe()
+    outcome = run_bounded("--root", str(folder), "test", str(scenario), cwd=tmp_path)
+    assert outcome.returncode == 0, outcome.describe()
+    outcome = run_bounded("--root", str(folder), "run", "battlelore/spider_ford", "--max-rounds", "1",
+                          cwd=tmp_path)  # the bundled scenarios and rules are trusted under any root
+    assert outcome.returncode == 0, outcome.describe()
+
+
+def _published_until(client, uri: str) -> list[dict]:
+    """Every diagnostics notification the server sends until (and with) the one for ``uri``."""
+    seen = []
+    end = time.monotonic() + 20
+    while True:
+        note = client._notes.get(timeout=max(end - time.monotonic(), 0.01))
+        if note["method"] == "textDocument/publishDiagnostics":
+            seen.append(note["params"])
+            if note["params"]["uri"] == uri:
+                return seen
+
+
+def test_the_language_server_reads_nothing_outside_its_workspace(project):
+    pytest.importorskip("pygls")
+    from lsp_client import Client
+
+    folder, secret = project
+    _secrets(secret.parent)
+    leak = secret.parent / "leak.lore"
+    (folder / "evil.lore").symlink_to(leak)  # a linked file the editor opens, and a sibling of mine.lore
+    client = Client(folder)
+    try:
+        client.start(folder)
+        evil = Path(os.path.abspath(folder / "evil.lore")).as_uri()  # as the editor names it: the link
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": evil, "languageId": "lore", "version": 1,
+                                                                "text": leak.read_text(encoding="utf-8")}})
+        mine = client.open(folder / "mine.lore")  # its folder holds the link too
+        published = _published_until(client, mine)
+        assert MARKER not in json.dumps(published), published
+        outside = [p["uri"] for p in published if not p["uri"].startswith(folder.as_uri() + "/")]
+        assert outside == [], published  # no file outside the workspace was compiled
+        codes = [d.get("code") for p in published if p["uri"] == evil for d in p["diagnostics"]]
+        assert codes == ["C023"], published
+        assert client.request("textDocument/hover", {"textDocument": {"uri": evil},
+                                                     "position": {"line": 1, "character": 2}}) is None
+    finally:
+        client.stop()
+
+
+def test_a_linked_variant_or_graph_path_is_refused(project):
+    folder, secret = project
+    _secrets(secret.parent)
+    (folder / "variant.lore").symlink_to(secret.parent / "leak.lore")
+    (folder / "rules").symlink_to("../outside", target_is_directory=True)
+    _no_secret(run_bounded("sweep", "battlelore/spider_ford", "--games", "1", "--vs", "variant.lore", cwd=folder,
+                           cpu_seconds=30), "C023")
+    for path in ("variant.lore", "rules"):
+        _no_secret(run_bounded("graph", path, cwd=folder), "C019")

@@ -12,6 +12,7 @@ import pytest
 from lark import Lark
 
 import hexlore
+from hexlore.dsl import output_files
 from hexlore.dsl.parser_cache import cache_folder, cached_parser
 
 GRAMMAR = 'start: WORD+\nWORD: /[a-z]+/\n%ignore " "\n'
@@ -162,14 +163,14 @@ def test_a_read_only_cache_folder_leaves_the_tables_in_the_temporary_one(elsewhe
     monkeypatch.setenv("HOME", str(home))
     own = home / ".cache" / "hexlore"
     own.mkdir(parents=True, mode=0o700)
-    real_mkstemp = tempfile.mkstemp
+    real_create = output_files._create_temporary  # every file is written through it
 
-    def read_only(*args, dir=None, **kwargs):
-        if dir is not None and Path(dir) == own:
-            raise PermissionError(30, "Read-only file system", str(dir))
-        return real_mkstemp(*args, dir=dir, **kwargs)
+    def read_only(target):
+        if Path(target).parent == own:
+            raise PermissionError(30, "Read-only file system", str(target.parent))
+        return real_create(target)
 
-    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    monkeypatch.setattr(output_files, "_create_temporary", read_only)
     build = Builds()
     first = cached_parser(GRAMMAR, OPTIONS, build)
     second = cached_parser(GRAMMAR, OPTIONS, build)

@@ -94,7 +94,8 @@ def test_run_loads_the_runtime_but_no_tables_ray_or_plots(tmp_path):
     assert "hexlore.runtime.engine.game" in modules
     # the scenario is validated against its JSON Schema: jsonschema is the one heavy library run uses
     assert family(modules, "ray", "matplotlib", "numpy", "rich.table", "rich.progress", "hexlore.sweep_backends",
-                  "hexlore.runtime.analysis.odds", "hexlore.runtime.analysis.sweep", "hexlore.render") == []
+                  "hexlore.runtime.analysis.odds", "hexlore.runtime.analysis.sweep", "hexlore.render",
+                  "jinja2") == []  # pages only: run --html
 
 
 def test_odds_loads_no_sweep_ray_or_plots(tmp_path):

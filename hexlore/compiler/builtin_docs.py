@@ -18,6 +18,7 @@ import re
 import sys
 from pathlib import Path
 
+from ..dsl.output_files import OutputError, write_atomically
 from .builtins import BUILTINS, Builtin
 from .model import Symbol
 from .types import Type
@@ -118,10 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.write:
             for path, text in regenerated().items():
-                (ROOT / path).write_text(text, encoding="utf-8")
+                write_atomically(ROOT / path, text)
             return 0
         out_of_date = stale()
-    except (OSError, ValueError) as exc:
+    except (OSError, OutputError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for path in out_of_date:

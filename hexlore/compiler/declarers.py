@@ -15,14 +15,13 @@ many files is searched only in part.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from ..dsl import ast
-from ..dsl.files import read_text
+from ..dsl.confine import Roots, read_confined, walk
 from ..dsl.parser import parse_source
 from .names import ENUM_VALUE, FACE, describe
-from .packs import inside, pack_name, resolved
+from .packs import pack_name
 from .resolve import Sorts
 
 #: files looked at, over all roots, before the search gives up
@@ -45,11 +44,9 @@ class Declarers:
 
     def _build(self) -> dict[str, list[tuple[str, str]]]:
         index: dict[str, list[tuple[str, str]]] = {}
-        roots = resolved(self.roots)
-        for file in _lore_files(self.roots):
-            if not inside(file, roots):
-                continue
-            text, _ = read_text(file, "pack")
+        roots = Roots.of(self.roots)
+        for file in _lore_files(self.roots, roots):
+            text, _ = read_confined(file, roots, "pack")
             if text is None:
                 continue
             module = parse_source(text, str(file)).module
@@ -76,15 +73,16 @@ def _declared(module: ast.Module):
                     yield face.label, FACE
 
 
-def _lore_files(roots: list[Path]) -> list[Path]:
-    """The ``.lore`` files under the roots, at most MAX_FILES, not following linked folders."""
-    found: list[Path] = []
-    for root in roots:
-        for folder, dirs, files in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            for f in sorted(files):
-                if f.endswith(".lore"):
-                    found.append(Path(folder) / f)
-                    if len(found) >= MAX_FILES:
-                        return found
+def _lore_files(folders: list[Path], roots: Roots) -> list[str]:
+    """The ``.lore`` files under the roots, at most MAX_FILES, not following linked folders, each
+    inside the roots (:func:`hexlore.dsl.confine.walk`: links leading out are left out)."""
+    found: list[str] = []
+    for folder in folders:
+        try:
+            found += walk(folder, roots, lambda name: name.endswith(".lore"),
+                          prune=lambda name: name.startswith("."), limit=MAX_FILES - len(found)).files
+        except OSError:
+            continue
+        if len(found) >= MAX_FILES:
+            return found[:MAX_FILES]
     return found

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..dsl import ast
+from ..dsl.confine import Roots, Walked, command_line_root, confine, read_confined, walk
 from ..dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
-from ..dsl.files import is_dir, is_file, read_text
+from ..dsl.files import is_dir, is_file
 from ..dsl.parser import parse_source
 
 PACK_NOT_FOUND = "C001"
@@ -27,22 +28,13 @@ CANNOT_READ_PACK = "P020"
 
 
 def inside(path: Path, folders: list[Path]) -> bool:
-    """Whether ``path`` (resolved: links followed) lies in one of ``folders`` (resolved too)."""
-    try:
-        real = path.resolve()
-    except (OSError, RuntimeError):
-        return False
-    return any(real.is_relative_to(folder) for folder in folders)
+    """Whether ``path`` (resolved: links followed) lies in one of ``folders`` (resolved too):
+    :func:`hexlore.dsl.confine.confine`, the one confinement, asked."""
+    return confine(path, Roots(tuple(folders))) is not None
 
 
 def resolved(folders: list[Path]) -> list[Path]:
-    out = []
-    for folder in folders:
-        try:
-            out.append(Path(folder).resolve())
-        except (OSError, RuntimeError):
-            continue
-    return out
+    return list(Roots.of(folders).folders)
 
 
 def bundled_rules_root() -> Path:
@@ -114,16 +106,27 @@ class PackLoader:
                 return self._confined([file], origin)
             folder = root / rel
             if is_dir(folder):
-                return self._confined(_lore_files(folder), origin)
+                return self._confined(_lore_files(folder, self._roots()), origin)
         return []
 
-    def _confined(self, files: list[Path], origin: tuple[str, Span] | None) -> list[Path]:
-        roots = resolved(self.roots)
+    def _roots(self) -> Roots:
+        return Roots.of(self.roots)
+
+    def _confined(self, files: list[Path] | Walked, origin: tuple[str, Span] | None,
+                  roots: Roots | None = None) -> list[Path]:
+        """The files inside the roots (:func:`hexlore.dsl.confine.confine`); C019 for the others."""
+        roots = roots or self._roots()
         kept = []
-        for f in files:
-            if inside(f, roots):
+        if isinstance(files, Walked):
+            found, out = [Path(f) for f in files.files], [Path(f) for f in files.refused]
+        else:
+            found, out = files, []
+        for f in found:
+            if confine(f, roots) is not None:
                 kept.append(f)
-                continue
+            else:
+                out.append(f)
+        for f in out:
             self._refused.add(str(f))
             where, span = origin or ("<command line>", Span())
             self.result.diagnostics.append(error(
@@ -134,19 +137,27 @@ class PackLoader:
 
     def known_pack_names(self) -> list[str]:
         names = []
+        roots = self._roots()
         for root in self.roots:
-            for f in _lore_files(root):
-                names.append(".".join(f.relative_to(root).with_suffix("").parts))
+            for f in _lore_files(root, roots).files:
+                names.append(".".join(Path(f).relative_to(root).with_suffix("").parts))
         return names
 
     # -- loading
     def load_request(self, request: str, origin: tuple[str, Span] | None = None) -> list[str]:
         """Load a pack name, a directory or a file path; return the pack names it stands for."""
         path = Path(request)
-        if request.endswith(".lore") and is_file(path):
-            return _named([self._load_file(path)])
-        if not self.names_only and is_dir(path) and not self._files_for(request):
-            return _named(self._load_file(f) for f in _lore_files(path))
+        if (request.endswith(".lore") and is_file(path)) or (not self.names_only and is_dir(path)):
+            # a path named by the caller: confined to the roots and to where it is written
+            allowed = self._roots() + command_line_root(path)
+            if confine(path, allowed) is None:
+                self._confined(Walked([], [request]), origin)
+                return []
+            if request.endswith(".lore"):
+                return _named([self._load_file(path)])
+            if not self._files_for(request):
+                files = self._confined(_lore_files(path, allowed), origin, allowed)
+                return _named(self._load_file(f) for f in files)
         refused_before = len(self._refused)
         files = self._files_for(request, origin)
         if not files and len(self._refused) > refused_before:
@@ -174,7 +185,10 @@ class PackLoader:
         if key in self._name_of_file:
             return self._name_of_file[key]
         shown = display_path(path)
-        text, problem = (self.overlay[key], None) if key in self.overlay else read_text(path, "pack")
+        if key in self.overlay:
+            text, problem = self.overlay[key], None
+        else:  # found by name inside the roots, or named by the caller where it is written
+            text, problem = read_confined(path, self._roots() + command_line_root(path), "pack")
         if text is None:
             self.result.diagnostics.append(error(CANNOT_READ_PACK, problem.message, shown, problem.span,
                                                  problem.hint))
@@ -237,12 +251,13 @@ def _named(names) -> list[str]:
     return [n for n in names if n is not None]
 
 
-def _lore_files(folder: Path) -> list[Path]:
-    """The ``.lore`` files under a folder (not following linked folders), sorted; none if unreadable."""
+def _lore_files(folder: Path, roots: Roots) -> Walked:
+    """The ``.lore`` files under a folder inside ``roots`` (not following linked folders), sorted,
+    and the links there that lead out; none if unreadable."""
     try:
-        return sorted(f for f in folder.rglob("*.lore") if is_file(f))
+        return walk(folder, roots, lambda name: name.endswith(".lore"))
     except OSError:
-        return []
+        return Walked([], [])
 
 
 def display_path(path: Path, resolve: bool = True) -> str:

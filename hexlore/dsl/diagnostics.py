@@ -141,8 +141,9 @@ MAX_GUESSED = 80
 
 # Characters a terminal acts on rather than shows: C0 controls but tab and newline, DEL, the
 # C1 controls (0x9b is CSI on many terminals) and the bidirectional overrides that make text
-# read differently from what it is ("Trojan Source").
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# read differently from what it is ("Trojan Source"), and lone surrogates, which no UTF-8 output
+# can hold (a message quoting one would fail to print; check refuses them: dsl/text_safety.py).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _UNSAFE_OR_NEWLINE = re.compile(_UNSAFE.pattern[:-1] + "\n]")
 
 

@@ -18,7 +18,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from .diagnostics import Source, Span
+from .diagnostics import Span
 from .limits import MAX_FILE_BYTES
 
 
@@ -69,14 +69,6 @@ def read_text(path: str | Path, what: str = "file") -> tuple[str | None, ReadPro
                                  Span.at(line, column),
                                  f"save the {what} as UTF-8 (most editors have it under 'Save with encoding')")
     return text.removeprefix("\ufeff"), None
-
-
-def read_source(path: str | Path) -> Source:
-    """The file as a :class:`Source`, read with the same bounds (OSError if it cannot be)."""
-    text, problem = read_text(path)
-    if text is None:
-        raise OSError(problem.message)
-    return Source(str(path), text)
 
 
 def _too_large(size: int, what: str) -> ReadProblem:

@@ -23,6 +23,7 @@ from . import ast
 from .ast_builder import AstBuilder, build_from_tree
 from .diagnostics import Diagnostic, DiagnosticError
 from .direct import Unsupported, parse_direct
+from .lore_text import string_problems
 from .parser_cache import cached_parser
 from .recovery import drop_deep_items, parse_recovering
 from .token_limits import token_problems
@@ -89,11 +90,14 @@ def _parse_cached(text: str, path: str) -> ParsedFile:
     if refused:
         return ParsedFile(module, tuple(refused), frozenset())
     parser = lark_parser()
+    strings = string_problems(text, path)  # strings no output can hold: reported, the file still parsed
     try:
         module, builder = parse_direct(parser, text, path)
     except (UnexpectedInput, Unsupported):
-        return parse_slowly(parser, text, path)
-    return ParsedFile(module, tuple(sorted(builder.problems, key=Diagnostic.sort_key)), frozenset())
+        parsed = parse_slowly(parser, text, path)
+        return ParsedFile(parsed.module, tuple(sorted(parsed.diagnostics + tuple(strings), key=Diagnostic.sort_key)),
+                          parsed.skipped) if strings else parsed
+    return ParsedFile(module, tuple(sorted(builder.problems + strings, key=Diagnostic.sort_key)), frozenset())
 
 
 def parse_slowly(parser: Lark, text: str, path: str) -> ParsedFile:

@@ -125,21 +125,15 @@ def _load(path: Path) -> Lark | None:
 
 
 def _save(parser: Lark, folder: Path, path: Path) -> bool:
-    """Write the tables atomically; False when the folder would not take them."""
+    """Write the tables atomically (a concurrent start reads the old file or the new), private
+    to this user; False when the folder would not take them."""
+    from .output_files import AtomicOutput, OutputError  # only when tables are built, not at each start
+
     try:
-        fd, temporary = tempfile.mkstemp(dir=folder, prefix=".lore-", suffix=".tmp")
-    except OSError:
-        return False
-    try:
-        with os.fdopen(fd, "wb") as file:
-            parser.save(file)
-        os.replace(temporary, path)  # atomic: a concurrent start reads the old file or the new
+        with AtomicOutput(path, mode=0o600) as out:
+            parser.save(out)
         return True
-    except OSError:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
+    except OutputError:
         return False
 
 

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from ..compiler import RuleSet, compile_packs
 from ..dsl import ast
-from ..dsl.diagnostics import Diagnostic
+from ..dsl.confine import Roots, command_line_root, confine, read_confined
+from ..dsl.diagnostics import Diagnostic, Span, error
 from ..dsl.parser import parse_source
 
 
@@ -54,6 +55,22 @@ class Documents:
     def __init__(self) -> None:
         self.texts: dict[str, str] = {}
         self._compiled: dict[str, Analysis] = {}
+        #: the workspace folders (and the trusted roots): no file outside them is read; None
+        #: (no workspace) confines each document to the folder it is written in
+        self.roots: Roots | None = None
+        #: documents (resolved paths) that lead outside the roots: never read nor compiled
+        self.outside: set[str] = set()
+
+    def roots_of(self, path: str) -> Roots:
+        return self.roots if self.roots is not None else command_line_root(path)
+
+    def admit(self, written: str, path: str) -> None:
+        """Note whether the document ``written`` (as its URI names it; ``path`` resolved) lies
+        inside the roots: a linked file leading out of the workspace is not compiled (C023)."""
+        if confine(written, self.roots_of(written)) is None:
+            self.outside.add(path)
+        else:
+            self.outside.discard(path)
 
     def set(self, path: str, text: str) -> None:
         self.texts[path] = text
@@ -71,17 +88,19 @@ class Documents:
         """The editor's text of ``path``, else the saved file's ('' when unreadable)."""
         if path in self.texts:
             return self.texts[path]
-        try:
-            return Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return ""
+        text, _ = read_confined(path, self.roots_of(path))
+        return text or ""
 
     def lore(self, path: str) -> Analysis:
         """The compile of the folder of ``path`` (a ``.lore`` file), with the unsaved buffers."""
+        if path in self.outside:
+            return _refused(path)
         folder = str(Path(path).parent)
         if folder in self._compiled:
             return self._compiled[folder]
-        files = sorted({str(f.resolve()) for f in Path(folder).glob("*.lore") if f.is_file()} | {path})
+        roots = self.roots_of(path)
+        files = sorted({str(f.resolve()) for f in Path(folder).glob("*.lore")
+                        if f.is_file() and confine(f, roots) is not None} | {path})
         rules = compile_packs(files, overlay=self.texts)
         analysis = Analysis(rules, modules_of(rules))
         for d in rules.diagnostics:
@@ -95,6 +114,8 @@ class Documents:
         from .. import api
         from ..runtime.scenarios.campaign_files import file_kind
 
+        if path in self.outside:
+            return _refused(path)
         if path in self._compiled:
             return self._compiled[path]
         rules, hexes = None, ()
@@ -113,6 +134,13 @@ class Documents:
             analysis.diagnostics.setdefault(_file_of(d, path), []).append(d)
         self._compiled[path] = analysis
         return analysis
+
+
+def _refused(path: str) -> Analysis:
+    """A document outside the workspace: one C023 on it, nothing read or compiled."""
+    return Analysis(None, diagnostics={path: [error(
+        "C023", "this file leads outside the workspace folders; it is not read nor checked", path, Span(),
+        "open the folder it belongs to as a workspace folder, or copy it into the workspace")]})
 
 
 def modules_of(rules: RuleSet) -> dict[str, ast.Module]:

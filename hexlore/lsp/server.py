@@ -16,6 +16,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 from .analysis import Analysis, Documents
+from ..dsl.confine import Roots, trusted_roots
 from ..dsl import ast
 from .completion import complete, in_yaml
 from .convert import cursor, diagnostic, position
@@ -39,10 +40,32 @@ class LoreServer(LanguageServer):
         self._pending: dict[str, asyncio.TimerHandle] = {}
         #: files that were last published with diagnostics
         self._published: set[str] = set()
+        #: documents outside the workspace -> the URI the editor named them by
+        self._uris: dict[str, str] = {}
 
     # -- documents
     def path(self, uri: str) -> str:
-        return str(Path(to_fs_path(uri) or uri).resolve())
+        """The document's resolved path (the key of every table), confined to the workspace
+        folders (hexlore/dsl/confine.py): a link leading out is noted, never read."""
+        if self.documents.roots is None and self.workspace_folders():
+            self.documents.roots = Roots.of(self.workspace_folders()) + trusted_roots()
+        written = to_fs_path(uri) or uri
+        path = str(Path(written).resolve())
+        self.documents.admit(written, path)
+        if path in self.documents.outside:
+            self._uris[path] = uri  # its C023 goes to the document the editor shows, not the link's target
+        return path
+
+    def workspace_folders(self) -> list[str]:
+        """The folders the editor opened (the roots), as paths."""
+        try:
+            workspace = self.workspace
+        except RuntimeError:  # not initialised yet
+            return []
+        folders = [to_fs_path(f.uri) for f in (workspace.folders or {}).values()]
+        if not folders and workspace.root_path:
+            folders = [workspace.root_path]
+        return [f for f in folders if f]
 
     def lines(self, path: str) -> list[str]:
         return self.documents.text(path).split("\n")
@@ -64,8 +87,9 @@ class LoreServer(LanguageServer):
         for file in sorted(files):
             found = analysis.diagnostics.get(file, [])
             lines = self.lines(file)
+            uri = self._uris.get(file) if file in self.documents.outside else None
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-                uri=from_fs_path(file) or Path(file).as_uri(), diagnostics=[diagnostic(d, lines) for d in found]))
+                uri=uri or from_fs_path(file) or Path(file).as_uri(), diagnostics=[diagnostic(d, lines) for d in found]))
             if found:
                 self._published.add(file)
             else:

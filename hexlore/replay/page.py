@@ -5,16 +5,21 @@ the data as JSON in a ``<script type="application/json">``), so it opens from di
 server and no network. The board's terrain is drawn here by hexlore/render.py in the packs'
 look, as it was before the first entry; the viewer recolours the hexes whose terrain changed
 and draws each step's units from the frames, the same way render.py draws them.
-The page is the same bytes for the same game and look.
+The page is the same bytes for the same game and look. It is built by hexlore/markup.py (Jinja2
+with autoescaping, the data as escaped JSON, a Content-Security-Policy admitting only the
+viewer's own script and style), so no name or event in a game can become markup or script, and
+viewer.js puts every text in with DOM calls (``textContent``, ``setAttribute``), never as HTML.
 """
 
 from __future__ import annotations
 
 import json
-from html import escape
 from importlib import resources
 
+from markupsafe import Markup
+
 from ..look import Look
+from ..markup import Page, build_page
 from ..render import board_svg, centres, side_colours, terrain_colours, unit_mark
 from .record import Recording, positions
 
@@ -45,12 +50,6 @@ def _asset(name: str) -> str:
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
-def _json_in_html(data: dict) -> str:
-    """JSON safe inside a <script> element: no '</' can close it early."""
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return text.replace("</", "<\\/").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-
-
 def page_data(recording: Recording, look: Look, where: list | None = None) -> dict:
     """What the viewer script reads: entries, frames, units, hex centres, colours, and for each
     entry the rule that made it (``where``: [rule, file, line] or None)."""
@@ -79,33 +78,20 @@ def later_terrains(recording: Recording) -> list[str]:
 
 
 def replay_html(recording: Recording, look: Look, where: list | None = None) -> str:
-    """The whole page (text)."""
+    """The whole page (text, writable as UTF-8; the same game and look give the same bytes).
+    Built by :func:`hexlore.markup.build_page`: the title is escaped text, the board is the
+    picture render.py made (every text in it escaped there), the rest is JSON data."""
     state = recording.state
     assert state is not None
     board = board_svg(state, "", BOARD_SIZE, look, units=False, terrains=recording.terrain_at_start or None,
-                      also=later_terrains(recording))
-    board = board.replace("<svg ", '<svg id="board" ', 1).replace(
-        "</svg>", '<g id="paths"></g>\n<g id="units"></g>\n</svg>', 1)
-    title = escape(recording.title)
-    return (PAGE.replace("@TITLE@", title)
-            .replace("@CSS@", _asset("viewer.css"))
-            .replace("@BOARD@", board)
-            .replace("@DATA@", _json_in_html(page_data(recording, look, where)))
-            .replace("@SCRIPT@", _asset("viewer.js")))
+                      also=later_terrains(recording), svg_id="board", layers=("paths", "units"))
+    return build_page(Page(title=f"{recording.title} - hexlore replay", body=BODY, css=_asset("viewer.css"),
+                           script=_asset("viewer.js"), data=page_data(recording, look, where),
+                           data_id="replay-data", context={"heading": recording.title, "board": Markup(board)}))
 
 
-PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>@TITLE@ - hexlore replay</title>
-<style>
-@CSS@
-</style>
-</head>
-<body>
-<header><h1>@TITLE@</h1>
+#: the page's body (hexlore/markup.py's SKELETON holds the head, the data and the script)
+BODY = """<header><h1>{{ heading }}</h1>
 <div id="controls">
 <button id="prev" type="button" title="previous entry (Left arrow)">&#9664;</button>
 <input id="slider" type="range" min="0" max="0" value="0" aria-label="step">
@@ -114,17 +100,9 @@ PAGE = """<!DOCTYPE html>
 </div></header>
 <main>
 <section id="board-pane">
-@BOARD@
-</section>
+{{ board }}</section>
 <aside>
 <div id="detail" aria-live="polite"></div>
 <ol id="entries" start="0"></ol>
 </aside>
-</main>
-<script type="application/json" id="replay-data">@DATA@</script>
-<script>
-@SCRIPT@
-</script>
-</body>
-</html>
-"""
+</main>"""

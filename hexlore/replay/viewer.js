@@ -1,5 +1,7 @@
 // hexlore replay viewer: steps through a game's log entries and draws the board after each.
-// Reads the JSON in #replay-data (hexlore/replay/page.py); no network, no eval.
+// Reads the JSON in #replay-data (hexlore/replay/page.py); no network, no eval. Every text of
+// the game (names, events, marks) goes in through DOM calls (textContent, setAttribute), never
+// as HTML: the page's Content-Security-Policy admits this script alone, by its hash.
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("replay-data").textContent);
@@ -28,10 +30,24 @@
   // Terrain changed in play: the hexes concerned, and what each had before the first entry.
   var terrainSteps = Object.keys(data.terrain).map(Number).sort(function (a, b) { return a - b; });
 
-  function esc(text) {
-    return String(text).replace(/[&<>"']/g, function (ch) {
-      return {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"}[ch];
+  // make(ns, tag, attrs, children): an element with its attributes set and its children
+  // appended (strings as text nodes); null children and attributes are left out.
+  function make(ns, tag, attrs, children) {
+    var node = ns ? document.createElementNS(ns, tag) : document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (a) {
+      if (attrs[a] !== null && attrs[a] !== undefined) { node.setAttribute(a, String(attrs[a])); }
     });
+    (children || []).forEach(function (c) {
+      if (c !== null && c !== undefined) { node.appendChild(typeof c === "object" ? c : document.createTextNode(String(c))); }
+    });
+    return node;
+  }
+  function svg(tag, attrs, children) { return make(SVGNS, tag, attrs, children); }
+  function html(tag, attrs, children) { return make(null, tag, attrs, children); }
+  function fill(parent, children) {  // parent's children replaced by these
+    var part = document.createDocumentFragment();
+    children.forEach(function (c) { part.appendChild(typeof c === "object" ? c : document.createTextNode(String(c))); });
+    parent.replaceChildren(part);
   }
   function n(v) { return (Math.round(v * 10) / 10).toFixed(1); }
   function shown(v) { return Array.isArray(v) ? "[" + v.map(shown).join(", ") + "]" : String(v); }
@@ -61,21 +77,22 @@
     var text = nums.map(function (f) { return f + "=" + st[2][f]; }).join(" ");
     var labelSize = Math.min(size * 0.32, size * 1.9 / Math.max(u.id.length, 1) / 0.55 / Math.max(count, 1));
     var all = Object.keys(st[2]).sort().map(function (f) { return f + "=" + st[2][f]; }).join(", ");
-    var out = '<g class="unit' + (acting ? " acting" : "") + '" data-unit="' + esc(u.id) + '" data-type="' + esc(u.type) +
-      '" data-side="' + esc(u.side) + '" data-hex="' + esc(st[0]) + '" data-strength="' + esc(text) + '">' +
-      '<circle class="body" cx="' + n(cx) + '" cy="' + n(cy) + '" r="' + n(radius) + '" fill="' + esc(u.colour) +
-      '" stroke="#fff" stroke-width="1.5"/>' +
-      '<text x="' + n(cx) + '" y="' + n(cy + radius * 0.3) + '" font-size="' + n(radius * 0.8) +
-      '" text-anchor="middle" font-weight="bold" fill="#fff">' + esc(u.mark) + '</text>' +
-      '<text x="' + n(cx) + '" y="' + n(cy + radius + labelSize * 0.95) + '" font-size="' + n(labelSize) +
-      '" text-anchor="middle" fill="#111" stroke="#fff" stroke-width="0.25">' + esc(u.id) + '</text>';
+    var parts = [
+      svg("circle", {"class": "body", cx: n(cx), cy: n(cy), r: n(radius), fill: u.colour, stroke: "#fff",
+                     "stroke-width": "1.5"}),
+      svg("text", {x: n(cx), y: n(cy + radius * 0.3), "font-size": n(radius * 0.8), "text-anchor": "middle",
+                   "font-weight": "bold", fill: "#fff"}, [u.mark]),
+      svg("text", {x: n(cx), y: n(cy + radius + labelSize * 0.95), "font-size": n(labelSize), "text-anchor": "middle",
+                   fill: "#111", stroke: "#fff", "stroke-width": "0.25"}, [u.id])];
     if (nums.length) {
       var bx = cx + radius * 0.75, by = cy - radius * 0.75;
-      out += '<circle cx="' + n(bx) + '" cy="' + n(by) + '" r="' + n(size * 0.2) + '" fill="#fff" stroke="' + esc(u.colour) + '"/>' +
-        '<text x="' + n(bx) + '" y="' + n(by + size * 0.09) + '" font-size="' + n(size * 0.25) +
-        '" text-anchor="middle" fill="#111">' + esc(nums.map(function (f) { return st[2][f]; }).join("/")) + '</text>';
+      parts.push(svg("circle", {cx: n(bx), cy: n(by), r: n(size * 0.2), fill: "#fff", stroke: u.colour}));
+      parts.push(svg("text", {x: n(bx), y: n(by + size * 0.09), "font-size": n(size * 0.25), "text-anchor": "middle",
+                              fill: "#111"}, [nums.map(function (f) { return st[2][f]; }).join("/")]));
     }
-    return out + "<title>" + esc(u.id + " (" + u.type + ", " + u.side + ")" + (all ? ": " + all : "")) + "</title></g>";
+    parts.push(svg("title", {}, [u.id + " (" + u.type + ", " + u.side + ")" + (all ? ": " + all : "")]));
+    return svg("g", {"class": "unit" + (acting ? " acting" : ""), "data-unit": u.id, "data-type": u.type,
+                     "data-side": u.side, "data-hex": String(st[0]), "data-strength": text}, parts);
   }
 
   var board = document.getElementById("board");
@@ -121,11 +138,11 @@
       var points = hexes.filter(function (h) { return data.centres[h]; }).map(function (h) {
         return n(data.centres[h][0]) + "," + n(data.centres[h][1]);
       });
-      lines.push('<polyline class="way" data-unit="' + esc(units[m[0]].id) + '" data-way="' + esc(m[1].join(" ")) +
-        '" points="' + points.join(" ") + '" fill="none" stroke="#e0007a" stroke-width="3" stroke-dasharray="6 4"' +
-        ' stroke-linecap="round" stroke-linejoin="round" opacity="0.8"/>');
+      lines.push(svg("polyline", {"class": "way", "data-unit": units[m[0]].id, "data-way": m[1].join(" "),
+        points: points.join(" "), fill: "none", stroke: "#e0007a", "stroke-width": "3", "stroke-dasharray": "6 4",
+        "stroke-linecap": "round", "stroke-linejoin": "round", opacity: "0.8"}));
     });
-    pathLayer.innerHTML = lines.join("");
+    fill(pathLayer, lines);
     Object.keys(polygons).forEach(function (h) {
       var p = polygons[h];
       if (shown.has(h)) { p.classList.add("path"); } else if (p.classList.contains("path")) { p.classList.remove("path"); }
@@ -137,11 +154,11 @@
   var where = document.getElementById("where");
   slider.max = String(last);
 
-  var rows = ['<li data-step="0" class="start">set-out (before the first entry)</li>'];
+  var rows = [html("li", {"data-step": "0", "class": "start"}, ["set-out (before the first entry)"])];
   entries.forEach(function (e, i) {
-    rows.push('<li data-step="' + (i + 1) + '" class="' + esc(e.type) + '">' + esc(summary(e)) + "</li>");
+    rows.push(html("li", {"data-step": String(i + 1), "class": String(e.type)}, [summary(e)]));
   });
-  list.innerHTML = rows.join("");
+  fill(list, rows);
   var items = list.children;
 
   function drawUnits(step, marked) {
@@ -157,39 +174,52 @@
       var c = data.centres[h], here = byHex[h];
       here.forEach(function (i, j) { out.push(unitSvg(units[i], st[i], c[0], c[1], j, here.length, marked.has(units[i].id))); });
     });
-    unitLayer.innerHTML = out.join("");
+    fill(unitLayer, out);
   }
 
-  function describe(step) {
-    if (step === 0) { return '<span class="kind">set-out</span>: the board before the first entry'; }
+  // a rule file's path as a link to the file: "./" before a path that could read as a scheme
+  // ("javascript:..."), so it stays a path beside the page
+  function fileLink(path) { path = String(path); return /^[\/.]/.test(path) ? path : "./" + path; }
+
+  function kind(text) { return html("span", {"class": "kind"}, [text]); }
+
+  function die(f) {  // a face, coloured as the look says (a CSSOM style: the policy forbids style="")
+    var face = html("span", {"class": "die", "data-face": f, title: f}, [f]);
+    face.style.background = data.faces[f] || "#888";
+    return face;
+  }
+
+  function describe(step) {  // the nodes of the detail pane at a step
+    if (step === 0) { return [kind("set-out"), ": the board before the first entry"]; }
     var e = entries[step - 1];
     var at = data.where[step - 1];
-    var head = '<div>#' + e.seq + ' &middot; round ' + e.round + ' &middot; turn ' + e.turn + "</div>" +
-      (at ? '<div class="rule" data-rule="' + esc(at[0]) + '" data-file="' + esc(at[1]) + '" data-line="' + at[2] +
-        '">from <a href="' + esc(at[1]) + '">' + esc(at[0]) + "</a> (" + esc(at[1].split("/").slice(-2).join("/")) + ":" +
-        at[2] + ")</div>" : "");
+    var head = [html("div", {}, ["#" + e.seq + " \u00b7 round " + e.round + " \u00b7 turn " + e.turn])];
+    if (at) {
+      head.push(html("div", {"class": "rule", "data-rule": at[0], "data-file": at[1], "data-line": String(at[2])}, [
+        "from ", html("a", {href: fileLink(at[1])}, [at[0]]), " (" + String(at[1]).split("/").slice(-2).join("/") + ":" + at[2] + ")"]));
+    }
     if (e.type === "roll") {
-      return head + '<span class="kind">roll</span> ' + esc(e.die) + "<div>" + e.faces.map(function (f) {
-        var colour = data.faces[f] || "#888";
-        return '<span class="die" data-face="' + esc(f) + '" style="background:' + esc(colour) + '" title="' + esc(f) + '">' + esc(f) + "</span>";
-      }).join("") + "</div>";
+      return head.concat([kind("roll"), " " + e.die, html("div", {}, e.faces.map(die))]);
     }
     if (e.type === "decision") {
-      var offered = data.offered[String(step - 1)] || [], taken = shown(e.choice);
-      return head + '<span class="kind">decision</span> ' + esc(e.decision) + " by " + esc(e.by) +
-        '<div>took <b class="choice">' + esc(taken) + '</b> of <b class="offered">' + e.options + "</b> option" +
-        (e.options === 1 ? "" : "s") + " offered</div>" + (offered.length ? '<div class="options">' +
-        offered.map(function (o) {
-          var text = shown(o);
-          return '<span class="option' + (text === taken ? " taken" : "") + '">' + esc(text) + "</span>";
-        }).join(" ") + "</div>" : "");
+      var offered = data.offered[String(step - 1)] || [], taken = shown(e.choice), chips = [];
+      offered.forEach(function (o, i) {
+        var text = shown(o);
+        if (i > 0) { chips.push(" "); }
+        chips.push(html("span", {"class": "option" + (text === taken ? " taken" : "")}, [text]));
+      });
+      return head.concat([kind("decision"), " " + e.decision + " by " + e.by,
+        html("div", {}, ["took ", html("b", {"class": "choice"}, [taken]), " of ",
+                         html("b", {"class": "offered"}, [String(e.options)]),
+                         " option" + (e.options === 1 ? "" : "s") + " offered"]),
+        offered.length ? html("div", {"class": "options"}, chips) : null]);
     }
     if (e.type === "event") {
-      return head + '<span class="kind">' + esc(e.event) + "</span><ul>" + Object.keys(e.args).map(function (a) {
-        return "<li>" + esc(a) + ": " + esc(shown(e.args[a])) + "</li>";
-      }).join("") + "</ul>";
+      return head.concat([kind(e.event), html("ul", {}, Object.keys(e.args).map(function (a) {
+        return html("li", {}, [a + ": " + shown(e.args[a])]);
+      }))]);
     }
-    return head + '<span class="kind">' + esc(summary(e)) + "</span>";
+    return head.concat([kind(summary(e))]);
   }
 
   var current = -1;
@@ -213,7 +243,7 @@
     drawTerrain(step);
     drawPaths(step, marked);
     drawUnits(step, marked);
-    detail.innerHTML = describe(step);
+    fill(detail, describe(step).filter(function (c) { return c !== null; }));
     slider.value = String(step);
     where.textContent = "step " + step + " / " + last;
     document.body.setAttribute("data-step", String(step));

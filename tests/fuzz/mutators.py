@@ -4,8 +4,9 @@ Inputs are bytes (so invalid UTF-8 is reachable). A mutation is a plain function
 ``(data, rng) -> data``; :func:`mutate` applies a few, chosen by a seeded ``random.Random``,
 so a seed names an input exactly and every failure can be reproduced from it. The hostile
 tokens are the shapes issue 13 found (huge numbers and ranges, megabyte names, deep nesting,
-aliases, control characters, paths that leave the project) and the bundled files give the
-rest: a mutated real pack reaches every stage of the compiler, not only the lexer.
+aliases, control characters, escapes that make lone surrogates, paths that leave the project)
+and the bundled files (a pack's look among them) give the rest: a mutated real pack reaches
+every stage of the compiler, not only the lexer.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ CORPUS = [
     ("tests/fixtures/campaign/first_blood.yaml", "yaml"),
     ("tests/fixtures/campaign/duellists.sheet.yaml", "yaml"),
     ("tests/fixtures/campaign/two_fords.campaign.yaml", "yaml"),
+    ("rules/tickclock/look.yaml", "yaml"),  # a pack's look: check reads it as render does (issue 30)
 ]
 
 HOSTILE = [
@@ -44,6 +46,10 @@ HOSTILE = [
     b"[", b"]", b"- ", b": ", b"key: key: key", b"<<: *a", b"!!binary AAAA", b"2001-01-01",
     b"0x1F", b"0o17", b"1_000", b"190:20:30", b".inf", b"~", b"null", b"yes", b"hex: Z99",
     b"id: 1", b"type: []", b"side: {}", b"packs: [/etc]", b"seed: -99999999999999999999",
+    # escapes that make text no output can hold (issue 30): lone surrogates, NUL, ESC, C1, bidi
+    b'"\\ud800"', b'"x\\udfff"', b'"\\0"', b'"pack\\0.lore"', b'"\\x1b]0;t\\x07"', b'"\\N"',
+    b'"\\U0000202e"', b'"\\u202e"', b'"\\u001b"', b'packs: ["a\\0b"]', b'name: "\\ud800"',
+    b'marks: {giant_spider: "\\ud800"}', b"terrain: " + b"[" * 5000,
 ]
 _TOKEN = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*|\d+|\S")
 

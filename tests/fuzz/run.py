@@ -5,7 +5,8 @@
 Input ``i`` is the corpus file ``i % len(CORPUS)`` mutated by ``random.Random(f"{seed}:{i}")``
 (tests/fuzz/mutators.py), written over its own name in a copy of its folder, so it uses the
 packs and scenarios beside it as the original does. Every input goes through ``api.check``;
-one in ``--play-every`` also through ``api.run`` (two rounds) and ``api.test``. Each worker
+one in ``--play-every`` also through ``api.run`` (two rounds), ``api.test`` and ``api.render``
+(whose picture must encode as UTF-8 when ``check`` found no error). Each worker
 runs under a memory limit (RLIMIT_AS) and each input under a CPU-time alarm: an exception
 that escapes the API is a crash (its site: the exception type and the innermost hexlore
 frame), an alarm is a hang. Crashing and hanging inputs are saved to ``--out`` with the seed
@@ -58,10 +59,13 @@ def check_one(path: Path, kind: str, play: bool) -> None:
     """What the harness asks of one input; raises whatever escapes hexlore's API."""
     from hexlore import api
 
-    api.check([str(path)])
+    diagnostics, _ = api.check([str(path)])
     if play and kind == "yaml":
         api.run(str(path), max_rounds=2)
         api.test([str(path)])
+        svg, _, _ = api.render(str(path))
+        if svg is not None and not any(d.is_error for d in diagnostics):
+            svg.encode("utf-8")  # what check let through, render's writer must write (issue 30)
 
 
 def worker(args) -> dict:

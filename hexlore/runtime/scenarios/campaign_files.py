@@ -10,18 +10,16 @@ Both are checked like scenarios, every problem at its YAML line and column: synt
 shape (``S002``), schema (``S003``) and, for a sheet, unit ids given twice (``S005``). Checks
 that need the packs are in :mod:`hexlore.campaign`.
 
-A sheet is rewritten after every adventure. :func:`write_atomically` makes that safe: the new
-text goes to a temporary file in the same folder, is flushed and synced to disk, then
-replaces the sheet in one ``os.replace``; a crash or a kill at any moment leaves either the
-old sheet or the new one, never a mixture or a truncated file.
+A sheet is rewritten after every adventure, through :func:`hexlore.dsl.output_files.write_atomically`
+(re-exported here): the new text goes to a temporary file beside the sheet's target (a sheet that
+is a link stays a link), is flushed and synced to disk, then replaces the sheet in one
+``os.replace``; a crash, a kill or a full disk at any moment leaves either the old sheet or the
+new one, never a mixture or a truncated file.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import stat
-import tempfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -30,22 +28,21 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator
 
-from hexlore.dsl.files import read_text
+from hexlore.dsl.limits import MAX_INT
+from hexlore.dsl.output_files import write_atomically
 from hexlore.dsl.diagnostics import Diagnostic, Source, Span, error
-from hexlore.runtime.scenarios.located_yaml import (CANNOT_READ, NOT_A_SCENARIO, JsonPath, SchemaReporter, SpanIndexer, bad_paths,
-                           cached_schema, compose, construct, nearest_span, node_span, sorted_diagnostics,
+from hexlore.runtime.scenarios.located_yaml import (NOT_A_SCENARIO, JsonPath, SchemaReporter, SpanIndexer, bad_paths,
+                           cached_schema, compose, construct, nearest_span, node_span, read_input, sorted_diagnostics,
                            syntax_error)
 from hexlore.runtime.scenarios.model import DUPLICATE_NAME
 
 PLAYED_TWICE = "S016"
 
 __all__ = ["Adventure", "Campaign", "Sheet", "SheetUnit", "dump_sheet", "file_kind", "load_campaign",
-           "load_sheet", "load_sheet_text", "load_campaign_text", "write_atomically"]
+           "load_sheet", "load_sheet_text", "load_campaign_text", "next_revision", "write_atomically"]
 
 SHEET_KEY = "hexlore_sheet"
 CAMPAIGN_KEY = "hexlore_campaign"
-#: bytes written at a time; the kill test makes the writer stop between two of them
-CHUNK = 64 * 1024
 
 
 @dataclass
@@ -154,10 +151,7 @@ def _validator(name: str) -> Draft202012Validator:
 
 
 def _read(path: str | Path, what: str) -> tuple[str | None, list[Diagnostic]]:
-    text, problem = read_text(path, what)
-    if text is None:
-        return None, [error(CANNOT_READ, problem.message, str(path), problem.span, problem.hint)]
-    return text, []
+    return read_input(path, what)  # confined to the project (hexlore/dsl/confine.py)
 
 
 def _parse(text: str, path: str, what: str, key: str, schema: str):
@@ -170,7 +164,7 @@ def _parse(text: str, path: str, what: str, key: str, schema: str):
         span = node_span(root) if root is not None else Span()
         return None, None, [error(NOT_A_SCENARIO, f"a {what} must be a mapping of keys to values", path, span,
                                   f"start the file with '{key}: 1'")], frozenset()
-    idx = SpanIndexer(path)
+    idx = SpanIndexer(path, text)
     idx.walk(root)
     try:
         data = construct(root)
@@ -181,7 +175,7 @@ def _parse(text: str, path: str, what: str, key: str, schema: str):
     errors = list(_validator(schema).iter_errors(data))
     for err in errors:
         diags += reporter.report(err)
-    return data, idx, diags, bad_paths(errors)
+    return data, idx, diags, bad_paths(errors) | idx.refused
 
 
 def _clean(bad: frozenset, *path: Any) -> bool:
@@ -276,6 +270,16 @@ def load_campaign_text(text: str, path: str = "<string>",
 # ---------------------------------------------------------------------------
 
 
+def next_revision(revision: int) -> int:
+    """The revision a save writes after ``revision``.
+
+    Revisions count saves so that a runner can tell its sheet changed on disk (``S018``); only
+    inequality matters. Integers in files are bounded by ``MAX_INT`` (``S012``), so the save after
+    ``MAX_INT`` writes 1 rather than a number every later load would refuse.
+    """
+    return revision + 1 if 0 <= revision < MAX_INT else 1
+
+
 def dump_sheet(units: list[dict], history: list[dict], revision: int = 0) -> str:
     """The text of a sheet: always the same keys in the same order, so equal sheets are equal bytes.
 
@@ -290,52 +294,3 @@ def dump_sheet(units: list[dict], history: list[dict], revision: int = 0) -> str
         "history": [{k: h[k] for k in ("number", "adventure", "seed", "winner") if k in h} for h in history],
     }
     return yaml.safe_dump(data, sort_keys=False, default_flow_style=None, allow_unicode=True, width=100)
-
-
-def _write_chunk(stream, data: bytes) -> None:
-    """One write; a separate function so a test can stop the writer between two chunks."""
-    stream.write(data)
-
-
-def write_atomically(path: str | Path, text: str) -> None:
-    """Replace the file at ``path`` with ``text`` so that no crash can leave it half-written.
-
-    The text goes to a new temporary file in the same folder (``os.replace`` is atomic only
-    within one file system), which is flushed and synced before it replaces the old file; the
-    folder is synced after, so the rename itself survives a power cut. If anything fails the
-    temporary file is removed and the old file is untouched.
-    """
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    data = text.encode("utf-8")
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as stream:
-            if target.exists():  # the new file keeps the old one's permissions (mkstemp makes it private)
-                os.chmod(temp, stat.S_IMODE(target.stat().st_mode))
-            for start in range(0, len(data), CHUNK):
-                _write_chunk(stream, data[start:start + CHUNK])
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temp, target)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        raise
-    _sync_folder(folder)
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make the rename durable; some systems (Windows) cannot open a folder, and need not."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -29,9 +29,8 @@ import yaml
 from jsonschema import Draft202012Validator, ValidationError
 
 from hexlore.dsl.diagnostics import Diagnostic, Source, Span, error
-from hexlore.dsl.files import read_text
-from hexlore.runtime.scenarios.located_yaml import (CANNOT_READ, NOT_A_SCENARIO, SchemaReporter, SpanIndexer, bad_paths,
-                                          cached_schema, compose, construct, node_span, sorted_diagnostics,
+from hexlore.runtime.scenarios.located_yaml import (NOT_A_SCENARIO, SchemaReporter, SpanIndexer, bad_paths,
+                                          cached_schema, compose, construct, node_span, read_input, sorted_diagnostics,
                                           syntax_error)
 from hexlore.runtime.scenarios.builder import ScenarioBuilder
 from hexlore.runtime.scenarios.model import Action, NameSet, Scenario, ScenarioTest, SideSpec, UnitPlacement
@@ -81,11 +80,10 @@ def _schema_errors(data) -> list[ValidationError]:
 
 def load_scenario(path: str | Path, partial: bool = False) -> tuple[Scenario | None, list[Diagnostic]]:
     """Read and check a scenario file; never raises on bad input (see :func:`load_scenario_text`)."""
-    shown = str(path)
-    text, problem = read_text(path, "scenario")
+    text, problems = read_input(path, "scenario")
     if text is None:
-        return None, [error(CANNOT_READ, problem.message, shown, problem.span, problem.hint)]
-    return load_scenario_text(text, shown, partial)
+        return None, problems
+    return load_scenario_text(text, str(path), partial)
 
 
 def load_scenario_text(text: str, path: str = "<string>",
@@ -108,7 +106,7 @@ def load_scenario_text(text: str, path: str = "<string>",
         return None, [error(NOT_A_SCENARIO, "a scenario must be a mapping of keys to values",
                             path, node_span(root), "start the file with 'hexlore: 1'")]
 
-    idx = SpanIndexer(path)
+    idx = SpanIndexer(path, text)
     idx.walk(root)  # before constructing: the constructor flattens merge keys in place
     try:
         data = construct(root)
@@ -121,7 +119,8 @@ def load_scenario_text(text: str, path: str = "<string>",
     for err in errors:
         diags += reporter.report(err)
 
-    builder = ScenarioBuilder(path, data, idx, bad_paths(errors))
+    # text no output can hold (S125/S126) is left out like a schema error: the rest is still checked
+    builder = ScenarioBuilder(path, data, idx, bad_paths(errors) | idx.refused)
     scenario = builder.build(Source(path, text))
     diags += builder.diagnostics
     if any(d.is_error for d in diags) and not (partial and builder.usable):

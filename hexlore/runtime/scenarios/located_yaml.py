@@ -10,6 +10,7 @@ The codes are those of docs/diagnostics.md: every format reports these problems 
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,8 +20,10 @@ import yaml
 if TYPE_CHECKING:  # only the loaders that validate import jsonschema: the engine's models do not need it
     from jsonschema.exceptions import ValidationError
 
+from hexlore.dsl.confine import Roots, command_line_root, confine, read_confined
 from hexlore.dsl.diagnostics import Diagnostic, Span, did_you_mean, error
 from hexlore.dsl.limits import MAX_INT, MAX_YAML_DEPTH, MAX_YAML_NODES, int_in_bounds
+from hexlore.dsl.text_safety import REFUSED, escaped, first_refused
 
 JsonPath = tuple[Any, ...]
 
@@ -32,6 +35,11 @@ SCHEMA = "S003"
 YAML_INT_TOO_LARGE = "S012"
 YAML_TOO_DEEP = "S013"
 YAML_TOO_LARGE = "S014"
+OUTSIDE_PROJECT = "S122"
+TEXT_NOT_UTF8 = "S125"
+TEXT_CONTROL = "S126"
+_SURROGATE_FIX = ('write the character itself, or one "\\U0001F600" escape past U+FFFF: half of a surrogate '
+                  "pair is no character")
 
 
 # ---------------------------------------------------------------------------
@@ -39,6 +47,22 @@ YAML_TOO_LARGE = "S014"
 # ---------------------------------------------------------------------------
 
 _LIBYAML_LOADER = getattr(yaml, "CSafeLoader", None)
+
+
+def read_input(path: str | Path, what: str, roots: Roots | None = None) -> tuple[str | None, list[Diagnostic]]:
+    """The text of a scenario, campaign or sheet file, or the diagnostic why not: ``S122`` when
+    it leads, links followed, outside the project (``roots``; by default those of a path named
+    on the command line, :func:`hexlore.dsl.confine.command_line_root`), naming only the path as
+    given; ``S000`` when it cannot be read."""
+    roots = roots if roots is not None else command_line_root(path)
+    if confine(path, roots) is None:
+        return None, [error(OUTSIDE_PROJECT, f"'{path}' leads outside the project; the {what} is not read",
+                            str(path), Span(), "copy the file into the project, or give the folder it lies in "
+                            "with --root")]
+    text, problem = read_confined(path, roots, what)
+    if text is None:
+        return None, [error(CANNOT_READ, problem.message, str(path), problem.span, problem.hint)]
+    return text, []
 
 
 def compose(text: str) -> yaml.Node | None:
@@ -198,16 +222,22 @@ class SpanIndexer:
     which is what jsonschema reports in ``error.absolute_path``.
     """
 
-    def __init__(self, file: str):
+    def __init__(self, file: str, text: str | None = None):
         self.file = file
+        self.text = text
         self.spans: dict[JsonPath, Span] = {}
         self.key_spans: dict[JsonPath, Span] = {}
         self.diagnostics: list[Diagnostic] = []
+        #: paths whose key or value holds text check refuses (S125/S126): left out like schema errors
+        self.refused: set[JsonPath] = set()
         self._constructor = yaml.constructor.SafeConstructor()
         self._active: set[int] = set()
+        self._reported: set[int] = set()
 
     def walk(self, node: yaml.Node, path: JsonPath = ()) -> None:
         self.spans.setdefault(path, node_span(node))
+        if isinstance(node, yaml.ScalarNode):
+            self._check_text(node, path)
         if id(node) in self._active:  # recursive alias: stop rather than loop forever
             return
         self._active.add(id(node))
@@ -225,12 +255,30 @@ class SpanIndexer:
                             "would silently replace it"))
                     seen[key] = key_span
                     self.key_spans.setdefault(path + (key,), key_span)
+                    if isinstance(key_node, yaml.ScalarNode):
+                        self._check_text(key_node, path + (key,))
                     self.walk(value_node, path + (key,))
             elif isinstance(node, yaml.SequenceNode):
                 for i, item in enumerate(node.value):
                     self.walk(item, path + (i,))
         finally:
             self._active.discard(id(node))
+
+    def _check_text(self, node: yaml.ScalarNode, path: JsonPath) -> None:
+        """S125/S126 when the scalar's text holds a character no output can hold (hexlore/dsl/
+        text_safety.py); once per node, however many aliases name it, at the character itself."""
+        refused = first_refused(node.value)
+        if refused is None:
+            return
+        self.refused.add(path)
+        if id(node) in self._reported:
+            return
+        self._reported.add(id(node))
+        code = TEXT_NOT_UTF8 if not refused.encodable else TEXT_CONTROL
+        where = _shown_path(path) if path else "this text"
+        self.diagnostics.append(error(code, f"{where} holds {refused.describe()}", self.file,
+                                      refused_span(node, self.text),
+                                      refused.hint(_SURROGATE_FIX)))
 
     def _key(self, node: yaml.Node) -> Any:
         if isinstance(node, yaml.ScalarNode):
@@ -239,6 +287,48 @@ class SpanIndexer:
             except yaml.YAMLError:
                 return node.value
         return repr(node)  # complex keys are invalid anyway; keep walking
+
+
+def _shown_path(path: JsonPath) -> str:
+    """``units[2].id``: where a value is, as its author reads it (refused characters escaped)."""
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (("." if out else "") + escaped(str(step)))
+    return f"'{out}'"
+
+
+# a double-quoted scalar's escapes (YAML 1.1 as PyYAML reads them) or one character
+_QUOTED_PIECE = re.compile(r"\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)|.", re.DOTALL)
+_ESCAPED = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
+            "e": "\x1b", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029"}
+
+
+def _piece_refused(piece: str) -> bool:
+    if piece[0] != "\\" or len(piece) == 1:
+        return REFUSED.match(piece) is not None
+    if piece[1] in "xuU" and len(piece) > 2:
+        return REFUSED.match(chr(int(piece[2:], 16))) is not None
+    return REFUSED.match(_ESCAPED.get(piece[1], " ")) is not None
+
+
+def refused_span(node: yaml.ScalarNode, text: str | None) -> Span:
+    """Where in the file the scalar's first refused character is written: the character
+    itself, or the escape (``\\ud800``) that makes it; the scalar's start when unknown."""
+    start, end = node.start_mark, node.end_mark
+    if text is None or start.index is None or end.index is None or end.index > len(text):
+        return Span.at(start.line + 1, start.column + 1)
+    raw = text[start.index:end.index]
+    if node.style == '"':
+        at = next((m for m in _QUOTED_PIECE.finditer(raw) if _piece_refused(m.group())), None)
+        offset, length = (at.start(), len(at.group())) if at else (None, 1)
+    else:
+        at = REFUSED.search(raw)
+        offset, length = (at.start(), 1) if at else (None, 1)
+    if offset is None:
+        return Span.at(start.line + 1, start.column + 1)
+    newlines = raw.count("\n", 0, offset)
+    column = start.column + offset if not newlines else offset - raw.rfind("\n", 0, offset) - 1
+    return Span.at(start.line + 1 + newlines, column + 1, length)
 
 
 # ---------------------------------------------------------------------------
