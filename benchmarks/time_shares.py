@@ -8,7 +8,7 @@ function is summed by the part of hexlore it belongs to:
 
 - *rules*: the functions compiled from the packs (``<hexlore rules …>``), the only code whose
   cost the compiler decides;
-- *primitives*: the built-ins the rules call (``runtime/engine/builtins.py``, ``compiled/support.py``);
+- *primitives*: the built-ins the rules call (``runtime/engine/builtins/``, ``compiled/support.py``);
 - *geometry*: movement searches, lines of sight, the grid;
 - *log*: the event log (``event_log.py``);
 - *memo*: the memo of pure functions;
@@ -51,7 +51,7 @@ def part_of(filename: str) -> str:
         return "log"
     if filename.endswith("memo.py"):
         return "memo"
-    if filename.endswith(("engine/builtins.py", "compiled/support.py")):
+    if "/engine/builtins/" in filename or filename.endswith("compiled/support.py"):
         return "primitives"
     return "engine"
 

@@ -1,7 +1,7 @@
 """A search's test "is a unit of this list next to the hex?" answered from one walk of the list.
 
 ``any(each e in enemies(u) where adjacent(e.hex, h))`` (or ``friends``, the hexes in either
-order) is recognised by the built-ins (``units_next_to`` in hexlore/runtime/engine/builtins.py),
+order) is recognised by the built-ins (``units_next_to`` in hexlore/runtime/engine/builtins/moves.py),
 and a search then lists the hexes next to those units once rather than walking the list for
 every hex it reaches. These tests check the recognised forms give, move for move, the routes the
 same test written so that it is not recognised gives, with the memo on and off, and that other

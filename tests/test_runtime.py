@@ -334,7 +334,7 @@ def test_loops_and_lists_of_untrusted_rules_are_bounded(tmp_path, procedure, mes
 
 def test_distance_adjacent_and_abs_built_ins_agree_with_the_grid(battlelore, ford):
     """The built-ins distance, adjacent and abs have their common cases written out
-    (hexlore/runtime/engine/builtins.py): every pair of the board's hexes (and hexes off it)
+    (hexlore/runtime/engine/builtins/): every pair of the board's hexes (and hexes off it)
     gets what Hex.distance says, and abs what Python's abs of the number says."""
     from hexlore.runtime.geometry.grid import Hex
 

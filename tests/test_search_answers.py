@@ -2,7 +2,7 @@
 
 The searches of ``move_options``/``move_path``/``reachable`` read a unit's step cost and its
 "stops here" answer per hex from lists kept across searches while the rules run
-(``hex_answers`` in hexlore/runtime/engine/builtins.py, a memo table of memo.py). These tests
+(``hex_answers`` in hexlore/runtime/engine/builtins/moves.py, a memo table of memo.py). These tests
 change, between two searches of one run, exactly what the callbacks read (a unit's field, a
 game field, a definition's list changed in place through another name) and check that the
 second search sees it, with the memo on and off; and that a change nothing reads keeps them.

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from ..dsl.diagnostics import Diagnostic, error, warning
 from . import digraph, ir
+from .builtins import named
 from .model import RuleSet, Timing, TriggerSpec
 
 ENDLESS_CYCLE = "C016"
@@ -118,7 +119,7 @@ def _conjuncts(x: ir.X | None) -> list[ir.X]:
 
 
 #: built-ins that end the game at once (the runtime unwinds every trigger and procedure)
-GAME_ENDERS = ("win", "draw_game")
+GAME_ENDERS = named(lambda b: b.ends_game)
 
 
 def _leaves(stmts: tuple[ir.S, ...], enders: frozenset[str] = frozenset()) -> bool:

@@ -31,46 +31,38 @@ from operator import itemgetter
 from typing import Callable, Iterable
 
 from hexlore.compiler import ir
-from hexlore.compiler.builtins import BUILTINS, PURE
+from hexlore.compiler import builtins as records
+from hexlore.compiler.builtins import ANYTHING as ANY, BUILTINS, LISTS, POSITIONS, PURE, named
 from hexlore.compiler.model import RuleSet
 from hexlore.compiler.types import FN
 
-ANY = "*"
-POSITIONS = "positions"
 EVENT = "event"
-LISTS = "lists"
 DEFINITION_LISTS = "definition lists"
 Token = object
 
+# What the built-ins read and change, from their records (hexlore/compiler/builtins.py): a
+# wrong fact there gives wrong memoised answers; a built-in not known there reads ANY.
 #: pure built-ins whose answer depends on where the units stand (and whether they live)
-_READ_POSITIONS = frozenset({
-    "units", "units_of", "units_at", "units_in", "unit_at", "occupied", "friends", "enemies",
-    "reachable", "move_options", "move_path", "move_spent", "teleport_options", "away_options",
-    "retreat_options", "retreat_from_options"})
+_READ_POSITIONS = named(lambda b: b.reads == records.READS_POSITIONS)
 #: pure built-ins whose answer depends on their arguments and the (immutable) board only
-_READ_NOTHING = frozenset({
-    "groups", "count", "sum", "max", "min", "abs", "range", "empty", "first", "last", "without",
-    "hexes", "distance", "neighbours", "adjacent", "toward_edge", "on_edge", "in_section",
-    "line_clear", "ring", "within", "areas", "line_hexes", "line_heights", "line_clear_above",
-    "paths_clear", "path_length", "in_range", "hexes_in_range", "sides", "opponent", "text",
-    "roster"})
+_READ_NOTHING = named(lambda b: b.reads == records.READS_NOTHING)
+#: built-ins answering only whether their hex argument is occupied
+_OCCUPANCY_TESTS = named(lambda b: b.occupancy_test)
 
 
 class Several(tuple):
     """Tokens a change touches all at once (a built-in that sets two fields)."""
 
 
-#: what each effect built-in may change; one missing here changes ANY
-_CHANGES = {"move": POSITIONS, "remove_unit": POSITIONS, "set_aside": POSITIONS,
-            "roll": "dice",  # the dice stream: no function reads it, only ANY readers forget
-            # the turn count and the active side (state.game["turn"], ["active"]), read in Lore
-            # as game.turn and game.active; a turn begins before nearly every move, so forgetting
-            # everything then would leave the memos little to answer
-            "begin_turn": Several((("game", "turn"), ("game", "active"))),
-            "set_terrain": ("hex", "terrain"),
-            # a list changed in place: the local list a procedure collects into, or one a field,
-            # an option, a table entry or an event holds (see _ListReads)
-            "push": LISTS, "pop": LISTS, "remove": LISTS, "shuffle": LISTS}
+def _change_of(b: records.Builtin) -> Token:
+    """The token a call of effect built-in ``b`` touches (ANY if its record says nothing)."""
+    if not b.writes:
+        return ANY
+    return b.writes[0] if len(b.writes) == 1 else Several(b.writes)
+
+
+#: what each effect built-in may change (a list changed in place is LISTS, see _ListReads)
+_CHANGES = {name: _change_of(b) for name, b in BUILTINS.items() if b.effect != PURE}
 
 #: types whose values may be (or, from a scenario's YAML, hold) a list changed in place
 _LIST_TYPES = frozenset({"list", "any", "text"})
@@ -238,7 +230,7 @@ def positions_at_own_hex(rules: RuleSet, name: str) -> bool:
             return False
         if cls is ir.CallBuiltin:
             if node.name in _READ_POSITIONS:
-                if node.name != "occupied" or node.args != (own,):
+                if node.name not in _OCCUPANCY_TESTS or node.args != (own,):
                     return False
             elif node.name not in _READ_NOTHING or BUILTINS.get(node.name) is None:
                 return False
@@ -356,9 +348,7 @@ def _make_plan(table: dict, shape: tuple, trial: int = TRIAL, filled: list | Non
 
 #: built-ins that cost about what a memo look-up costs: a function that calls only these (and
 #: aggregates nothing) is cheaper to evaluate again than to look up
-_CHEAP = frozenset({"count", "sum", "max", "min", "abs", "range", "empty", "first", "last", "without",
-                    "distance", "adjacent", "occupied", "unit_at", "units_at", "neighbours", "on_edge",
-                    "in_section", "toward_edge", "opponent", "sides", "text", "winner", "groups"})
+_CHEAP = named(lambda b: b.cheap)
 
 
 def _shapes(rules: RuleSet) -> dict[str, tuple]:
@@ -444,10 +434,7 @@ def _costly(rules: RuleSet) -> dict[str, bool]:
 
 #: built-ins whose every answer is a list made for that call (never one the state or a cache
 #: of the runtime holds)
-_NEW_LISTS = frozenset({
-    "units", "units_of", "units_in", "friends", "enemies", "reachable", "move_options", "move_path",
-    "teleport_options", "away_options", "retreat_options", "retreat_from_options", "without",
-    "neighbours", "ring", "sides"})
+_NEW_LISTS = named(lambda b: b.new_list)
 
 
 class KeptList(tuple):

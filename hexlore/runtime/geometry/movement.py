@@ -2,7 +2,7 @@
 
 Every rule about *what* a step costs, where a move must stop, which hexes a unit may pass
 through or end on and which hexes an enemy controls comes from callbacks: in a game they are
-Lore functions named by the pack (see ``hexlore/runtime/engine/builtins.py``), so the runtime only
+Lore functions named by the pack (see ``hexlore/runtime/engine/builtins/``), so the runtime only
 knows the shape of the search, never a game's numbers. All arithmetic is on integers; every
 result is deterministic (same board, same callbacks, same answer, on any machine).
 

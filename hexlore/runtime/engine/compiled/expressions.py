@@ -18,7 +18,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from hexlore.compiler import ir
-from hexlore.compiler.builtins import BUILTINS, PURE
+from hexlore.compiler.builtins import BUILTINS, PURE, named
 from hexlore.compiler.model import Symbol
 from hexlore.dsl.limits import MAX_INT
 from hexlore.runtime.engine.compiled.names import (CONTEXT, Scope, attr, budget, call, function, name, spending,
@@ -27,14 +27,10 @@ from hexlore.runtime.engine.compiled.names import (CONTEXT, Scope, attr, budget,
 if TYPE_CHECKING:
     from hexlore.runtime.engine.compiled.program import Program
 
-#: built-ins whose result is always an int (or a truth value, which adds as one)
-_INT_BUILTINS = frozenset({"count", "distance", "abs", "path_length", "move_spent", "sum", "max", "min"})
+#: built-ins whose result is always an int (or a truth value, which adds as one): from their records
+_INT_BUILTINS = named(lambda b: b.gives_int)
 #: built-ins that can never give a list: their result needs no budget check
-_NEVER_LISTS = frozenset({"count", "sum", "max", "min", "abs", "empty", "distance", "adjacent", "on_edge",
-                          "in_section", "line_clear", "line_clear_above", "paths_clear", "path_length",
-                          "in_range", "move_spent", "unit_at", "occupied", "opponent", "winner", "text",
-                          "move", "remove_unit", "set_terrain", "set_aside", "begin_turn", "win", "draw_game",
-                          "push", "remove", "shuffle"})
+_NEVER_LISTS = named(lambda b: b.never_list)
 _ARITHMETIC = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult}
 _ORDER = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE}
 

@@ -28,6 +28,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from hexlore.compiler import ir
+from hexlore.compiler.builtins import named
 from hexlore.compiler.model import RuleSet, Timing, TriggerSpec
 from hexlore.runtime.engine.compiled.expressions import Expressions, _children
 from hexlore.runtime.engine.compiled.names import (CONTEXT, FRAME, FrameScope, attr, budget, call, counting_event,
@@ -39,6 +40,8 @@ if TYPE_CHECKING:
 
 #: a Lore name no rule can write: the frame slots the compiler adds (values kept across a stop)
 _HIDDEN = "\u00b7"
+#: built-ins where a rule stops for the driver to answer (roll(count, die), h_roll below)
+_CHANCE_POINTS = named(lambda b: b.chance_point)
 
 
 class NotResumable(Exception):
@@ -74,7 +77,7 @@ class Suspends:
     def stops_here(self, node) -> bool:
         """Is ``node`` itself a point where the rules may stop (not one of its children)?"""
         cls = node.__class__
-        return (cls is ir.CallBuiltin and node.name == "roll") or cls is ir.Choose or cls is ir.Ask or \
+        return (cls is ir.CallBuiltin and node.name in _CHANCE_POINTS) or cls is ir.Choose or cls is ir.Ask or \
             (cls is ir.CallProcedure and node.name in self.procedures) or \
             (cls is ir.Emit and node.event in self.events)
 
@@ -263,7 +266,7 @@ class Machine:
         """A roll, a call of a resumable procedure, an event with resumable triggers."""
         program, hidden = self.program, self.hidden()
         cls = node.__class__
-        if cls is ir.CallBuiltin:  # roll(count, die)
+        if cls is ir.CallBuiltin:  # roll(count, die): the one chance point (_CHANCE_POINTS)
             count, die = (self.exprs.x(a) for a in node.args)
             self.suspend(self.module.at(call("h_roll", count, die, self.module.origin(node)), node), False)
         elif cls is ir.CallProcedure:
