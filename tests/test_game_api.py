@@ -30,8 +30,10 @@ PACKAGE = ROOT / "hexlore"
 GAME_MODULES = {
     "runtime/engine/game.py": "the Game class itself",
     "runtime/engine/setup.py": "fills the game's tables, options and state while Game.__init__ builds it",
-    "runtime/engine/builtins.py": "the game's primitives, made by Game.__init__: 'shuffle' notes the list "
-                                  "it shuffled in game.shuffled",
+    "runtime/engine/builtins/lists.py": "the game's list and dice primitives, made by Game.__init__: 'shuffle' "
+                                        "notes the list it shuffled in game.shuffled",
+    "runtime/engine/builtins/units.py": "the game's unit primitives, made by Game.__init__: a move notes the "
+                                        "way it took in the log's paths",
     "runtime/engine/resume.py": "the driver of the game's resumable frames: a frame's result is handed "
                                 "over in game.context.result, a call pushes its frame",
 }
