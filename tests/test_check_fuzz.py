@@ -26,6 +26,9 @@ from hypothesis import strategies as st
 from hexlore import api
 from hexlore.cli import main
 
+# minutes of CPU in all: deselected by default, run by CI (.ci/run: -m slow)
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKS = {p.name: p.read_text(encoding="utf-8") for p in sorted((ROOT / "rules" / "battlelore").glob("*.lore"))}
 CODE = re.compile(r"^[PCWNSR]\d{3}$")

@@ -69,6 +69,7 @@ COMMANDS = {
 }
 
 
+@pytest.mark.slow  # tens of seconds: run by CI (.ci/run: -m slow)
 def test_no_byte_of_a_secret_reaches_any_output(project):
     folder, secret = project
     ways = _ways(folder, secret)

@@ -30,6 +30,9 @@ from fuzz.pages import hostile_look, hostile_recording
 from fuzz.run import check_one
 from hostile_page import inert_page, write_project
 
+# a minute of CPU in all: deselected by default, run by CI (.ci/run: -m slow)
+pytestmark = pytest.mark.slow
+
 CORPUS = seed_files()
 PROFILE = settings(max_examples=300, deadline=None, derandomize=True, database=None,
                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])

@@ -77,6 +77,7 @@ def test_the_issues_flood_on_a_large_board_is_refused_before_it_is_played(tmp_pa
     assert not page.exists() and not log.exists()
 
 
+@pytest.mark.slow  # tens of seconds: run by CI (.ci/run: -m slow)
 def test_a_288_byte_scenario_asks_for_no_77_mb_page_nor_71_mb_picture(tmp_path):
     scenario = tmp_path / "wide.yaml"
     scenario.write_text(SCENARIO.replace("flooding.lore", "battlelore.core").replace("@W@", "500")

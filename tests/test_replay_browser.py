@@ -88,6 +88,7 @@ def _expected(board: dict) -> dict:
     return {uid: v for uid, v in board.items() if v[1] and v[0] is not None}
 
 
+@pytest.mark.slow  # tens of seconds: run by CI (.ci/run: -m slow)
 def test_stepping_with_the_keyboard_shows_the_engines_position(browser, tmp_path):
     from selenium.webdriver.common.keys import Keys
 

@@ -28,6 +28,7 @@ def test_scenario(loaded, test):
     assert outcome.passed, "\n".join(outcome.failures)
 
 
+@pytest.mark.slow  # tens of seconds: run by CI (.ci/run: -m slow)
 def test_each_seed_000_combat_rule_has_a_scenario_test():
     names = " ".join(t.name for p in SCENARIOS for t in open_scenario(str(p)).scenario.tests)
     for rule in ("000 II", "000 III", "000 IV", "critical roll", "token", "trampl", "support",
