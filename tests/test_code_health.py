@@ -27,6 +27,7 @@ CALLED_BY_NAME = [
     # what compiled rules read of their Context and of an event by name (ast nodes, not text)
     "game_fields", "load_definition", "forget_event", "replaced",
     "__getattr__", "__dir__",     # a module's lazy names (PEP 562): hexlore/__init__.py, api.py
+    "pytestmark",                 # a test module's marks, read by pytest (test_check_fuzz.py: slow)
 ]
 
 
