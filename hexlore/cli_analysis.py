@@ -203,9 +203,6 @@ def _plot_odds(plt, result, path: str) -> None:
 
 
 # ---------------------------------------------------------------- sweep
-#: ``runtime.engine.policies.POLICY_NAMES`` and ``human``, spelt out so that ``--help`` imports
-#: no engine (tests/test_startup.py keeps them equal)
-POLICY_CHOICES = ("random", "greedy", "first", "scripted", "mcts", "rollout", "human")
 
 
 def _search_spec(name: str) -> bool:
@@ -220,12 +217,16 @@ def _search_spec(name: str) -> bool:
 
 def _parse_policies(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
     """``--policy SIDE=POLICY`` options as a dict (``run`` and ``sweep``)."""
-    choices = POLICY_CHOICES
+    from .dsl.diagnostics import did_you_mean
+    from .runtime.engine.player_names import ALL_NAMES as choices  # the registry, read once options are given
+
     policies: dict[str, str] = {}
     for value in values:
         side, _, name = value.partition("=")
         if not side or not (name in choices or _search_spec(name)):
-            raise click.BadParameter(f"'{value}': write SIDE=POLICY, POLICY one of {', '.join(choices)}, "
+            guess = did_you_mean(name.partition(":")[0], choices) if side else None
+            raise click.BadParameter((f"no player named '{name}': did you mean '{guess}'? " if guess else "")
+                                     + f"'{value}': write SIDE=POLICY, POLICY one of {', '.join(choices)}, "
                                      "or mcts:N (N futures a decision) or mcts:Ts (T seconds), "
                                      "the same for rollout "
                                      "(for example north=human, south=mcts:200)", ctx, param)

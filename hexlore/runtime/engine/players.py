@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hexlore.runtime.engine.policies import _FIRST, _GREEDY, Policy, RandomPolicy
+from hexlore.runtime.engine.player_names import unknown_player
 from hexlore.runtime.engine.search import SEARCH_NAMES, SearchPolicy, parse_search
 
 if TYPE_CHECKING:
@@ -29,6 +30,8 @@ def make_policy(name: str | Policy, seed: int, side_name: str, game: "Game | Non
             if player in SEARCH_NAMES:
                 raise ValueError(f"'{name}': write {player}, {player}:N (N futures a decision, 1 to "
                                  f"1,000,000) or {player}:Ts (T seconds a decision, at most 3600)")
+            if name != "random":  # a misspelt player is an error, never a silent random one
+                raise ValueError(unknown_player(name))
             return RandomPolicy(f"hexlore-policy:{seed}:{side_name}")
         policy = SearchPolicy(f"{seed}:{side_name}", **search)
     if game is not None and getattr(policy, "needs_forks", False):

@@ -12,6 +12,7 @@ from collections import deque
 from typing import Callable
 
 from hexlore.runtime.engine.dice import below
+from hexlore.runtime.engine.player_names import SCENARIO_NAMES
 
 
 class Decision:
@@ -103,10 +104,8 @@ class RandomPolicy(Policy):
         return below(self.rng, count)  # rng.randrange, the same draw
 
 
-#: the policies a side may name (``scripted`` plays the scenario's script, then ``first``;
-#: ``mcts`` and ``rollout`` search, engine/search.py, and may say their budget: ``mcts:400``,
-#: ``mcts:0.5s``, ``rollout:600``)
-POLICY_NAMES = ("random", "greedy", "first", "scripted", "mcts", "rollout")
+#: the policies a scenario may name: the registry's (engine/player_names.py)
+POLICY_NAMES = SCENARIO_NAMES
 
 
 _GREEDY, _FIRST = GreedyPolicy(), FirstPolicy()  # they keep nothing: one of each serves every game

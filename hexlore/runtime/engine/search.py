@@ -398,6 +398,7 @@ def _hashable(label):
 
 
 ROLLOUT_NAME = "rollout"
+#: the searching players, as the registry names them (engine/player_names.py; a test keeps them these)
 SEARCH_NAMES = (SearchPolicy.name, ROLLOUT_NAME)
 
 
