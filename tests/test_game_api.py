@@ -209,14 +209,7 @@ def test_a_restored_fork_has_the_budget_left_at_the_fork(burner):
 
 
 # ---------------------------------------------------------------- stepping
-GAMES = [("battlelore/spider_ford.yaml", ("north", "south")), ("skirmish/village_raid.yaml", ("north", "south")),
-         ("tickclock/ruins.yaml", ("dawn", "dusk")), ("westeros/skirmish.yaml", ("stark", "lannister"))]
-
-
-def _loaded(path):
-    loaded = open_scenario(str(ROOT / "scenarios" / path))
-    assert loaded.ok, [d.headline() for d in loaded.diagnostics]
-    return loaded
+from test_fork import GAMES, _loaded  # noqa: E402 (the four playable games, loaded)
 
 
 @pytest.mark.parametrize("path, sides", GAMES)
