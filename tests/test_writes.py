@@ -31,6 +31,7 @@ from hexlore.dsl import output_files
 from hexlore.dsl.limits import MAX_INT
 from hexlore.dsl.output_files import AtomicOutput, OutputError, remove_stale_temporaries, write_atomically
 from hexlore.runtime.scenarios.campaign_files import load_sheet
+from conftest import need_program
 
 CAMPAIGN_FIXTURE = ROOT / "tests" / "fixtures" / "campaign"
 CAMPAIGN = "two_fords.campaign.yaml"
@@ -100,16 +101,16 @@ def test_a_replay_written_to_a_full_disk_leaves_the_previous_page(tmp_path):
 
 @pytest.mark.parametrize("option", ["--log", "--html"])
 def test_a_device_that_is_full_is_a_clear_error(option, tmp_path):
-    if not os.path.exists("/dev/full"):
-        pytest.skip("this system has no /dev/full")
+    need_program(os.path.exists("/dev/full"), "/dev/full (a device that is always full)",
+                 "every Linux system has it; elsewhere the RLIMIT_FSIZE tests above cover a full disk")
     done = run_bounded("run", *SPIDER, option, "/dev/full", cwd=tmp_path)
     assert done.returncode == 1 and "Traceback" not in done.output, done.describe()
     assert "error[S130]: cannot write '/dev/full': the disk is full" in done.stderr
 
 
 def test_a_campaign_log_on_a_full_device_stops_before_the_sheet_is_saved(campaign):
-    if not os.path.exists("/dev/full"):
-        pytest.skip("this system has no /dev/full")
+    need_program(os.path.exists("/dev/full"), "/dev/full (a device that is always full)",
+                 "every Linux system has it; elsewhere the RLIMIT_FSIZE tests above cover a full disk")
     before = (campaign / SHEET).read_bytes()
     done = run_bounded("campaign", CAMPAIGN, "--log", "/dev/full", cwd=campaign)
     assert done.returncode == 1 and "Traceback" not in done.output, done.describe()
