@@ -24,8 +24,9 @@ import dataclasses
 import re
 
 from ..dsl import ast
-from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
+from ..dsl.diagnostics import Span, did_you_mean, error
 from . import ir
+from .findings import Findings
 from .lower import UNDEFINED_NAME, UNKNOWN_FIELD, Context, Lowerer, Scope
 from .model import DefinitionSpec, KindSpec, RuleSet, TraitSpec
 from .names import BAD_OVERRIDE, DUPLICATE, Layer
@@ -49,10 +50,10 @@ def title_of(layers: list[Layer]) -> str:
 class Fieldwise:
     """Lowers the layers of traits, definitions and kinds of one rule set."""
 
-    def __init__(self, lowerer: Lowerer, rules: RuleSet, diags: list[Diagnostic]):
+    def __init__(self, lowerer: Lowerer, rules: RuleSet, found: Findings):
         self.lowerer = lowerer
         self.rules = rules
-        self.diags = diags
+        self.found = found
         #: (trait, field) -> (type, span, file, pack) of the value in force: checked against
         #: the kind of each definition that takes it
         self.trait_types: dict[tuple[str, str], tuple] = {}
@@ -60,8 +61,10 @@ class Fieldwise:
         #: before the override, the value set)
         self._trait_overrides: list[tuple[str, list[Layer], ast.Prop, Layer]] = []
 
-    def _err(self, code: str, message: str, file: str, span: Span, hint: str | None = None) -> None:
-        self.diags.append(error(code, message, file, span, hint))
+    def _err(self, code: str, message: str, file: str, span: Span, hint: str | None = None,
+             about: tuple[str, ...] = ()) -> None:
+        """Report; ``about``: the names the message is about, left out if a syntax error dropped one."""
+        self.found.add(error(code, message, file, span, hint), about)
 
     # ------------------------------------------------------------ traits
     def _once(self, props, owner: str, file: str):
@@ -134,7 +137,8 @@ class Fieldwise:
         key = self.lowerer.lookup(ctx, written, span, TRAITS)
         if key is None:
             self._err(UNDEFINED_NAME, f"undefined trait '{written}'", ctx.file, span,
-                      guess(written, self.rules.traits) or f"declare it with 'trait {written} {{ … }}'")
+                      guess(written, self.rules.traits) or f"declare it with 'trait {written} {{ … }}'",
+                      about=(written,))
         return key or None
 
     # ------------------------------------------------------------ definitions
@@ -179,7 +183,7 @@ class Fieldwise:
             if fname not in kind.fields:
                 self._err(UNKNOWN_FIELD, f"trait '{tname}' sets '{fname}', which {decl.kind} "
                           f"'{decl.name}' does not have", trait.origin.file, trait.origin.span,
-                          guess(fname, kind.fields))
+                          guess(fname, kind.fields), about=(tname, fname, decl.name))
                 continue
             if (tname, fname) in self.trait_types:
                 t, span, tfile, tpack = self.trait_types[(tname, fname)]
@@ -203,7 +207,7 @@ class Fieldwise:
                               f"has; add the field to the kind first with {add}")
                 else:
                     self._err(UNKNOWN_FIELD, f"{decl.kind} has no field '{prop.name}'", layer.file, prop.span,
-                              guess(prop.name, kind.fields) or f"declare it with {add}")
+                              guess(prop.name, kind.fields) or f"declare it with {add}", about=(prop.name,))
                 continue
             self.lowerer.expect(ctx, spec.type, t, prop.value.span, f"field '{prop.name}'")
             values[prop.name] = value

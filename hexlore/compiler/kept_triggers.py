@@ -11,8 +11,9 @@ from __future__ import annotations
 import dataclasses
 
 from ..dsl import ast
-from ..dsl.diagnostics import Diagnostic, did_you_mean, error
+from ..dsl.diagnostics import did_you_mean, error
 from . import ir
+from .findings import Findings
 from .lower import UNDEFINED_NAME, Context, Lowerer, Scope
 from .model import ParamSpec, ProcedureSpec
 from .names import Entry
@@ -21,15 +22,16 @@ from .trigger_super import KeptTrigger, kept_body
 from .types import ANY, BOOL, list_of
 
 
-def keep_trigger(lowerer: Lowerer, entry: Entry, decl: ast.TriggerDecl, diags: list[Diagnostic]) -> None:
+def keep_trigger(lowerer: Lowerer, entry: Entry, decl: ast.TriggerDecl, found: Findings) -> None:
     """Register the procedure a replaced trigger is kept as, with no body yet."""
     rules = lowerer.rules
     event_key = lowerer.lookup(Context(entry.file, entry.pack), decl.event, decl.event_span, EVENTS)
     event = rules.events.get(event_key) if event_key else None
     if event_key is None:
         guess = did_you_mean(decl.event, rules.events)
-        diags.append(error(UNDEFINED_NAME, f"undefined event '{decl.event}'", entry.file, decl.event_span,
-                           f"did you mean '{guess}'?" if guess else "declare it with 'event NAME(…)'"))
+        found.add(error(UNDEFINED_NAME, f"undefined event '{decl.event}'", entry.file, decl.event_span,
+                        f"did you mean '{guess}'?" if guess else "declare it with 'event NAME(…)'"),
+                  about=(decl.event,))
     params = event.params if event is not None else ()
     hands_back = decl.timing == "before"
     # event "" marks a trigger on an unknown event, as in declare.py
