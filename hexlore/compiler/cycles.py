@@ -25,8 +25,6 @@ cycle is one of three things (see docs/diagnostics.md, C016 and W002):
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 from dataclasses import dataclass
 
 from ..dsl.diagnostics import Diagnostic, error, warning
@@ -55,14 +53,9 @@ class Site:
 
 
 # ---------------------------------------------------------------- walking IR
-@functools.cache
-def _child_fields(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls) if f.name != "origin")
-
-
 def _children(node) -> list:
     out = []
-    for name in _child_fields(type(node)):
+    for name in ir.child_fields(node):
         value = getattr(node, name)
         if isinstance(value, (ir.X, ir.S)):
             out.append(value)
@@ -97,7 +90,7 @@ def _calls(node, certain: bool):
         yield from _calls(node.left, certain)
         yield from _calls(node.right, False)
         return
-    unsure = ()
+    unsure: tuple[ir.X | None, ...] = ()
     if isinstance(node, ir.Conditional):
         unsure = (node.then, node.otherwise)
     elif isinstance(node, ir.Aggregate):
@@ -701,7 +694,8 @@ def _decrease(arg: ir.X | None, param: str) -> int | None:
     if isinstance(arg, ir.Local) and arg.name == param:
         return 0
     if isinstance(arg, ir.Binary) and arg.op == "-" and isinstance(arg.left, ir.Local) \
-            and arg.left.name == param and _positive(arg.right):
+            and arg.left.name == param and isinstance(arg.right, ir.Const) and _positive(arg.right):
+        assert isinstance(arg.right.value, int)  # what _positive tests
         return arg.right.value
     return None
 

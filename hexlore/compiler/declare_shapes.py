@@ -95,22 +95,16 @@ def fields(st: Declaring) -> None:
     kind_layers = [(e.key, layer) for e in st.table.in_force() if isinstance(e.decl, ast.KindDecl)
                    for layer in e.layers]
     st.all_fields = [OfKind(d, p, f, _kind_of(st.lowerer, d, p, f)) for d, p, f in st.fields_decls]
-    st.all_fields += [OfKind(_kind_decl(la.decl), la.pack, la.file, key) for key, la in kind_layers
+    st.all_fields += [OfKind(la.of(ast.KindDecl), la.pack, la.file, key) for key, la in kind_layers
                       if not la.override]
     for block in st.all_fields:
         _block_fields(st, block)
     for key, layer in kind_layers:
         if layer.override:
-            decl = _kind_decl(layer.decl)
+            decl = layer.of(ast.KindDecl)
             for f in decl.fields:
                 st.fieldwise.kind_field(st.rules.kinds[key], layer, f)
             st.all_fields.append(OfKind(decl, layer.pack, layer.file, key))
-
-
-def _kind_decl(decl: ast.Decl) -> ast.KindDecl:
-    """A layer of a kind is a kind declaration (names.py layers kinds by their declarations)."""
-    assert isinstance(decl, ast.KindDecl), decl
-    return decl
 
 
 def _block_fields(st: Declaring, block: OfKind) -> None:

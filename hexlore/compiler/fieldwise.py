@@ -44,7 +44,8 @@ def guess(name: str, pool) -> str | None:
 
 def title_of(layers: list[Layer]) -> str:
     """A definition's title: the latest layer's that gives one, else its name."""
-    return next((la.decl.title for la in reversed(layers) if la.decl.title), layers[0].decl.name)
+    titles = (la.of(ast.Definition).title for la in reversed(layers))
+    return next((title for title in titles if title), layers[0].decl.name)
 
 
 class Fieldwise:
@@ -82,12 +83,12 @@ class Fieldwise:
         inner: list[str] = []
         values: dict[str, ir.X] = {}
         for i, layer in enumerate(layers):
-            decl = layer.decl
+            decl = layer.of(ast.TraitDecl)
             ctx = Context(layer.file, layer.pack, pure=True, what="a declaration")
-            for t in decl.traits:
-                found = self.trait_key(ctx, t, word_span(self.rules, layer.file, decl.span, t))
-                if (found or t) not in inner:
-                    inner.append(found or t)
+            for written in decl.traits:
+                found = self.trait_key(ctx, written, word_span(self.rules, layer.file, decl.span, written))
+                if (found or written) not in inner:
+                    inner.append(found or written)
             for p in self._once(decl.props, f"trait '{key}'", layer.file):
                 x, t = self.lowerer.expr(ctx, Scope(), p.value)
                 values[p.name] = x
@@ -118,8 +119,9 @@ class Fieldwise:
         out: set[str] = set()
         todo: list[str] = []
         for layer in layers:
-            out.update(p.name for p in layer.decl.props)
-            todo += [k for t in layer.decl.traits
+            decl = layer.of(ast.TraitDecl)
+            out.update(p.name for p in decl.props)
+            todo += [k for t in decl.traits
                      if (k := self.lowerer.resolver.find(layer.pack, t, TRAITS).key) is not None]
         seen: set[str] = set()
         while todo:
@@ -147,7 +149,7 @@ class Fieldwise:
         rules = self.rules
         kind = rules.kinds[first.kind]
         last = layers[-1]
-        decl: ast.Definition = last.decl
+        decl = last.of(ast.Definition)
         traits: list[str] = []
         visiting: set[str] = set()
 
@@ -164,7 +166,7 @@ class Fieldwise:
 
         for layer in layers:
             ctx = Context(layer.file, layer.pack, pure=True, what=f"{decl.kind} '{decl.name}'")
-            for t in layer.decl.traits:
+            for t in layer.of(ast.Definition).traits:
                 key = self.trait_key(ctx, t, word_span(rules, layer.file, layer.decl.span, t))
                 if key:
                     add_trait(key)
@@ -193,7 +195,7 @@ class Fieldwise:
 
     def _own_values(self, layer: Layer, kind: KindSpec, values: dict[str, ir.X]) -> None:
         """The values one layer of a definition sets, over those before it."""
-        decl: ast.Definition = layer.decl
+        decl = layer.of(ast.Definition)
         ctx = Context(layer.file, layer.pack, pure=True, what=f"{decl.kind} '{decl.name}'")
         for prop in self._once(decl.props, f"{decl.kind} '{decl.name}'", layer.file):
             spec = kind.fields.get(prop.name)

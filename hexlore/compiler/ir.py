@@ -7,7 +7,7 @@ where a unit was needed, a loop bound exceeded) points at the rule that caused i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from ..dsl.diagnostics import Span
 
@@ -245,3 +245,18 @@ class Return(S):
 @dataclass(frozen=True, slots=True)
 class Do(S):
     expr: X
+
+
+#: IR class -> the names of its fields other than its origin (see :func:`child_fields`)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_fields(node: X | S) -> tuple[str, ...]:
+    """The fields of an IR node other than its origin: its children and constants. Kept per
+    class, since ``dataclasses.fields`` builds a new tuple at every call and walks of the IR
+    ask for every node."""
+    cls = type(node)
+    names = _CHILD_FIELDS.get(cls)
+    if names is None:
+        names = _CHILD_FIELDS[cls] = tuple(f.name for f in fields(node) if f.name != "origin")
+    return names

@@ -34,8 +34,8 @@ def keep_trigger(lowerer: Lowerer, entry: Entry, decl: ast.TriggerDecl, found: F
                   about=(decl.event,))
     params = event.params if event is not None else ()
     hands_back = decl.timing == "before"
-    # event "" marks a trigger on an unknown event, as in declare.py
-    lowerer.kept_triggers[entry.key] = KeptTrigger(entry.key, event_key if event is not None else "",
+    # event "" marks a trigger on an unknown event, as in declare_bodies.py
+    lowerer.kept_triggers[entry.key] = KeptTrigger(entry.key, event_key if event_key and event is not None else "",
                                                    tuple(p.name for p in params), hands_back)
     rules.procedures[entry.key] = ProcedureSpec(
         entry.key, tuple(ParamSpec(p.name, p.type, None) for p in params), list_of(ANY) if hands_back else None,

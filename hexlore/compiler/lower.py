@@ -593,13 +593,13 @@ class Lowerer:
             self.err(ctx, TYPE_MISMATCH, f"'is' needs a unit, a definition, a face or a symbol on its left, "
                      f"not {_show(lt)}", node.left.span, "compare values with '=='")
             return ir.Const(False, origin=o), BOOL
-        right = self.unqualified(ctx, scope, node.right)
-        if not isinstance(right, ast.Name):
+        tested = self.unqualified(ctx, scope, node.right)
+        if not isinstance(tested, ast.Name):
             self.err(ctx, TYPE_MISMATCH, "'is' on a unit or definition needs a trait or definition name",
                      node.right.span, "write 'x is TRAIT' or 'x is DEFINITION'")
             return ir.Const(False, origin=o), BOOL
-        written = right.name
-        name = self.lookup(ctx, written, right.span, TRAITS_AND_DEFINITIONS)
+        written = tested.name
+        name = self.lookup(ctx, written, tested.span, TRAITS_AND_DEFINITIONS)
         if name == "":
             return ir.Const(False, origin=o), BOOL
         if name is None:
@@ -646,7 +646,7 @@ class Lowerer:
                      "emit events from procedures and triggers")
         key = self.lookup(ctx, node.event, node.span, EVENTS, missing=False)
         event = self.rules.events.get(key) if key else None
-        if event is None:
+        if event is None or not key:  # an event is found by its key: no key, no event
             if key is None:
                 self.undefined(ctx, scope, node.event, node.span, "event")
             for a in node.args:
@@ -720,6 +720,7 @@ class Lowerer:
         """``super()`` in an overriding trigger (see :mod:`.trigger_super`): the statements
         that run the replaced trigger with this trigger's event, or as an expression the call."""
         o = self.origin(ctx, node)
+        assert ctx.replaces is not None  # callers ask only where ctx.replaces is a kept trigger
         kept = self.kept_triggers[ctx.replaces]
         for a in node.args:
             self.expr(ctx, scope, a.value)
@@ -751,9 +752,9 @@ class Lowerer:
             return self.assign(ctx, scope, node)
         if isinstance(node, ast.If):
             branches = []
-            for cond, body in node.branches:
-                c, ct = self.expr(ctx, scope, cond)
-                self.expect(ctx, BOOL, ct, cond.span, "an 'if' condition")
+            for test, body in node.branches:
+                c, ct = self.expr(ctx, scope, test)
+                self.expect(ctx, BOOL, ct, test.span, "an 'if' condition")
                 branches.append((c, self.block(ctx, scope, body)))
             otherwise = self.block(ctx, scope, node.otherwise) if node.otherwise else ()
             return ir.If(tuple(branches), otherwise, origin=o)
@@ -814,8 +815,8 @@ class Lowerer:
             self.check_op(ctx, node, t, vt)
             return ir.SetLocal(head, node.op, value, origin=o)
         obj: ir.X
-        if scope.lookup(head) is not None:
-            obj, t = ir.Local(head, origin=o), scope.lookup(head)
+        if (local := scope.lookup(head)) is not None:
+            obj, t = ir.Local(head, origin=o), local
         elif head == "game":
             obj, t = ir.GameRef(origin=o), GAME
         else:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import TypeVar
 
 from ..dsl import ast
 from ..dsl.diagnostics import Diagnostic, Severity, Span, error
@@ -48,6 +49,8 @@ SUPER = "super"
 #: the sorts of the names a declaration brings besides its own
 ENUM_VALUE = "enum value"
 FACE = "face"
+
+D = TypeVar("D", bound=ast.Decl)
 
 
 #: declarations whose overrides change only the fields they name (see :class:`Layer`)
@@ -111,6 +114,12 @@ class Layer:
     pack: str
     file: str
     override: bool
+
+    def of(self, cls: type[D]) -> D:
+        """The declaration, as the class the layered thing is declared with (a trait's layers
+        are trait declarations, a definition's definitions, a kind's kind declarations)."""
+        assert isinstance(self.decl, cls), self.decl
+        return self.decl
 
 
 @dataclass

@@ -185,11 +185,11 @@ class PackLoader:
         if key in self._name_of_file:
             return self._name_of_file[key]
         shown = display_path(path)
-        if key in self.overlay:
-            text, problem = self.overlay[key], None
-        else:  # found by name inside the roots, or named by the caller where it is written
+        text: str | None = self.overlay.get(key)
+        if text is None:  # found by name inside the roots, or named by the caller where it is written
             text, problem = read_confined(path, self._roots() + command_line_root(path), "pack")
         if text is None:
+            assert problem is not None  # read_confined gives a text or a problem
             self.result.diagnostics.append(error(CANNOT_READ_PACK, problem.message, shown, problem.span,
                                                  problem.hint))
             return None

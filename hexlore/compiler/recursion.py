@@ -6,8 +6,6 @@ The last pass of :func:`.declare.declare`, once every body is lowered.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 from collections.abc import Iterator
 
 from ..dsl.diagnostics import Diagnostic, error
@@ -85,13 +83,6 @@ def _procedure_cycles(rules: RuleSet, calls: dict[str, set[str]]) -> list[Diagno
             + _call_cycles("functions", functions, {n: f.origin for n, f in rules.functions.items()}))
 
 
-@functools.cache
-def _inner_fields(cls: type[ir.X | ir.S]) -> tuple[str, ...]:
-    """The fields of an IR node class other than its origin (``dataclasses.fields`` builds a
-    new tuple at every call)."""
-    return tuple(f.name for f in dataclasses.fields(cls) if f.name != "origin")
-
-
 def _ir_nodes(x: object) -> Iterator[ir.X | ir.S]:
     """Every IR node under ``x`` (iteratively)."""
     stack = [x]
@@ -99,6 +90,6 @@ def _ir_nodes(x: object) -> Iterator[ir.X | ir.S]:
         node = stack.pop()
         if isinstance(node, (ir.X, ir.S)):
             yield node
-            stack.extend(getattr(node, name) for name in _inner_fields(node.__class__))
+            stack.extend(getattr(node, name) for name in ir.child_fields(node))
         elif isinstance(node, tuple):
             stack.extend(node)

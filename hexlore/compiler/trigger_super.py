@@ -61,14 +61,13 @@ def _stops_return(body: tuple[ir.S, ...], back: ir.Return) -> tuple[ir.S, ...]:
     """``body`` with each ``stop`` (in any nested block) made ``back``: a stopped ``before``
     trigger keeps the changes it made so far."""
     out: list[ir.S] = []
-    for s in body:
-        cls = s.__class__
-        if cls is ir.Stop:
+    for s in body:  # no IR class derives from another: isinstance is an exact test here
+        if isinstance(s, ir.Stop):
             s = dataclasses.replace(back, origin=s.origin)
-        elif cls is ir.If:
+        elif isinstance(s, ir.If):
             s = dataclasses.replace(s, branches=tuple((c, _stops_return(b, back)) for c, b in s.branches),
                                     otherwise=_stops_return(s.otherwise, back))
-        elif cls in (ir.ForEach, ir.Repeat, ir.While):
+        elif isinstance(s, (ir.ForEach, ir.Repeat, ir.While)):
             s = dataclasses.replace(s, body=_stops_return(s.body, back))
         out.append(s)
     return tuple(out)
