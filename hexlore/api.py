@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from .compiler import compile_packs
 from .dsl.diagnostics import Diagnostic, Severity, Source, Span, error
@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from .runtime.engine.game import Game, GameResult
     from .runtime.engine.policies import Policy
     from .runtime.analysis.scenario_tests import TestOutcome
-    from .replay.record import Recorder
+    from .runtime.engine.event_log import EventLog
+    from .runtime.engine.state import GameState
 
 __all__ = ["Loaded", "open_scenario", "check", "run", "render", "test", "compile_packs", "bundled_scenarios_root",
            "resolve_scenario", "Game", "CompileCache", "COMPILE_CACHE", "unique_diagnostics", "PATH_VARIABLE",
@@ -181,10 +182,21 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
     return unique_diagnostics(diagnostics + looks.diagnostics), sources
 
 
+class PositionRecorder(Protocol):
+    """What :func:`run` asks of a recorder (``Recorder``, hexlore/replay/record.py): a protocol,
+    so that the API does not import the replay page built on it (no import cycle)."""
+
+    inner: IO[str] | None
+
+    def watch(self, state: GameState, events: EventLog | None = None) -> None: ...
+
+    def finish(self) -> None: ...
+
+
 def run(name: str | Loaded, seed: int | None = None, log_file=None, max_rounds: int | None = None,
         policies: dict[str, str | Policy] | None = None,
         watch: Callable[[Game], None] | None = None,
-        recorder: Recorder | None = None) -> tuple[GameResult | None, list[Diagnostic], dict]:
+        recorder: PositionRecorder | None = None) -> tuple[GameResult | None, list[Diagnostic], dict]:
     """Play a scenario (a name, or one :func:`open_scenario` loaded) to the end; returns the
     result (or None) and the diagnostics.
 
