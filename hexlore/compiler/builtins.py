@@ -15,7 +15,9 @@ Everything else derives its lists of names from :data:`BUILTINS`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from .model import Symbol
 from .types import ANY, BOOL, DIE, FN, HEX, INT, POOL, SIDE, TEXT, UNIT, Type, list_of
@@ -137,7 +139,8 @@ class Builtin:
 T_LIST = list_of(ANY)
 
 
-def _b(name, params, returns, effect=PURE, doc="", **kw) -> Builtin:
+def _b(name: str, params: Iterable[tuple[str, Type]], returns: Type | None, effect: str = PURE, doc: str = "",
+       **kw: Any) -> Builtin:
     return Builtin(name, tuple(params), returns, effect, doc=doc, **kw)
 
 
@@ -326,7 +329,7 @@ def _units() -> list[Builtin]:
 BUILTINS: dict[str, Builtin] = {b.name: b for b in _dice_and_lists() + _geometry() + _movement() + _units()}
 
 
-def named(test) -> frozenset[str]:
+def named(test: Callable[[Builtin], object]) -> frozenset[str]:
     """The names of the built-ins whose record passes ``test``: how other modules derive
     their sets of names (no second list of names anywhere)."""
     return frozenset(name for name, b in BUILTINS.items() if test(b))

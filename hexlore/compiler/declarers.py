@@ -15,6 +15,7 @@ many files is searched only in part.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..dsl import ast
@@ -58,7 +59,7 @@ class Declarers:
         return index
 
 
-def _declared(module: ast.Module):
+def _declared(module: ast.Module) -> Iterator[tuple[str, str]]:
     """(name, sort) of every name a module declares."""
     for decl in module.decls:
         if isinstance(decl, ast.FieldsDecl):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterable, Iterator
 
 from ..dsl import ast
 from ..dsl.diagnostics import Span, did_you_mean, error
@@ -31,12 +32,13 @@ from .lower import UNDEFINED_NAME, UNKNOWN_FIELD, Context, Lowerer, Scope
 from .model import DefinitionSpec, KindSpec, RuleSet, TraitSpec
 from .names import BAD_OVERRIDE, DUPLICATE, Layer
 from .resolve import TRAITS
+from .types import Type
 
 MISSING_FIELD = "C013"
 NOT_IN_ORIGINAL = "C021"
 
 
-def guess(name: str, pool) -> str | None:
+def guess(name: str, pool: Iterable[str]) -> str | None:
     """'did you mean …?' for ``name`` among ``pool``, or None."""
     g = did_you_mean(name, list(pool))
     return f"did you mean '{g}'?" if g else None
@@ -57,7 +59,7 @@ class Fieldwise:
         self.found = found
         #: (trait, field) -> (type, span, file, pack) of the value in force: checked against
         #: the kind of each definition that takes it
-        self.trait_types: dict[tuple[str, str], tuple] = {}
+        self.trait_types: dict[tuple[str, str], tuple[Type, Span, str, str]] = {}
         #: overridden values of traits, checked once every trait is lowered: (trait, layers
         #: before the override, the value set)
         self._trait_overrides: list[tuple[str, list[Layer], ast.Prop, Layer]] = []
@@ -68,7 +70,7 @@ class Fieldwise:
         self.found.add(error(code, message, file, span, hint), about)
 
     # ------------------------------------------------------------ traits
-    def _once(self, props, owner: str, file: str):
+    def _once(self, props: Iterable[ast.Prop], owner: str, file: str) -> Iterator[ast.Prop]:
         """The props of one declaration, each field's first only: a second is reported."""
         seen: set[str] = set()
         for prop in props:

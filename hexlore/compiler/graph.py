@@ -10,7 +10,9 @@ as JSON, DOT or Mermaid.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..dsl.diagnostics import Diagnostic, warning
 from .cycles import check_cycles
@@ -36,7 +38,7 @@ class EventTriggerGraph:
     #: event -> trigger names in dispatch order, per timing
     dispatch: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "version": 1,
             "nodes": ([{"id": f"event:{e}", "kind": "event", "name": e} for e in self.events]
@@ -102,8 +104,9 @@ class EventTriggerGraph:
             cache.clear()
             cache["edges"] = len(self.edges)
         key = (node, kind)
-        if key in cache:
-            return cache[key]
+        cached: frozenset[str] | None = cache.get(key)
+        if cached is not None:
+            return cached
         seen: set[str] = set()
         out: set[str] = set()
         todo = [node]
@@ -117,8 +120,8 @@ class EventTriggerGraph:
                     out.add(e.target)
                 if e.kind == "calls":
                     todo.append(e.target)
-        cache[key] = frozenset(out)
-        return cache[key]
+        reached = cache[key] = frozenset(out)
+        return reached
 
 
 def _dot(text: str) -> str:
@@ -155,7 +158,7 @@ def build_graph(rules: RuleSet, skipped: frozenset[str] | set[str] = frozenset()
     return g, diags
 
 
-def _never_fires(rules: RuleSet, g: EventTriggerGraph, skipped) -> list[Diagnostic]:
+def _never_fires(rules: RuleSet, g: EventTriggerGraph, skipped: frozenset[str] | set[str]) -> list[Diagnostic]:
     """W001: triggers whose event nothing that can run ever emits.
 
     Procedures (which scenario tests may call) and game blocks can always run; a trigger can
@@ -172,7 +175,7 @@ def _never_fires(rules: RuleSet, g: EventTriggerGraph, skipped) -> list[Diagnost
     live: set[str] = set()
     todo: list[str] = []
 
-    def wake(events) -> None:
+    def wake(events: Iterable[str]) -> None:
         for event in events:
             if event not in live:
                 live.add(event)

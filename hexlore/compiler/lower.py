@@ -9,6 +9,7 @@ thing's key in the rule set.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..dsl import ast
@@ -183,15 +184,15 @@ class Lowerer:
 
     # ------------------------------------------------------------ expressions
     def expr(self, ctx: Context, scope: Scope, node: ast.Expr) -> tuple[ir.X, Type]:
-        method = getattr(self, "x_" + type(node).__name__)
+        method: Callable[[Context, Scope, ast.Expr], tuple[ir.X, Type]] = getattr(self, "x_" + type(node).__name__)
         return method(ctx, scope, node)
 
-    def x_Literal(self, ctx, scope, node: ast.Literal):
+    def x_Literal(self, ctx: Context, scope: Scope, node: ast.Literal) -> tuple[ir.X, Type]:
         v = node.value
         t = NONE if v is None else BOOL if isinstance(v, bool) else INT if isinstance(v, int) else TEXT
         return ir.Const(v, origin=self.origin(ctx, node)), t
 
-    def x_ListExpr(self, ctx, scope, node: ast.ListExpr):
+    def x_ListExpr(self, ctx: Context, scope: Scope, node: ast.ListExpr) -> tuple[ir.X, Type]:
         if node.item_type is not None:  # [] of T
             return ir.MakeList((), origin=self.origin(ctx, node)), list_of(self.resolve_type(ctx, node.item_type))
         items, types = [], []
@@ -202,7 +203,7 @@ class Lowerer:
         item_type = types[0] if types and all(t == types[0] for t in types) else ANY
         return ir.MakeList(tuple(items), origin=self.origin(ctx, node)), list_of(item_type)
 
-    def x_Name(self, ctx, scope, node: ast.Name):
+    def x_Name(self, ctx: Context, scope: Scope, node: ast.Name) -> tuple[ir.X, Type]:
         name = node.name
         o = self.origin(ctx, node)
         local = scope.lookup(name)
@@ -288,7 +289,7 @@ class Lowerer:
                      f"{carriers[0]}")
         return True
 
-    def x_Field(self, ctx, scope, node: ast.Field):
+    def x_Field(self, ctx: Context, scope: Scope, node: ast.Field) -> tuple[ir.X, Type]:
         qualified = self.unqualified(ctx, scope, node)
         if qualified is not node:
             return self.expr(ctx, scope, qualified)
@@ -357,7 +358,7 @@ class Lowerer:
         self._field_types[base] = (spec, size, fields)
         return fields
 
-    def x_Index(self, ctx, scope, node: ast.Index):
+    def x_Index(self, ctx: Context, scope: Scope, node: ast.Index) -> tuple[ir.X, Type]:
         o = self.origin(ctx, node)
         head = self.unqualified(ctx, scope, node.obj)
         found = (self.lookup(ctx, head.name, head.span, TABLES, missing=False)
@@ -378,8 +379,9 @@ class Lowerer:
                      "read a field with '.' instead, e.g. u.side")
         return ir.ListIndex(obj, index, origin=o), (t.item or ANY) if t.name == "list" else ANY
 
-    def args_for(self, ctx, scope, params, args: tuple[ast.Arg, ...], span: Span, what: str,
-                 variadic: bool = False, lower_arg=None) -> list[ir.X] | None:
+    def args_for(self, ctx: Context, scope: Scope, params: Sequence[tuple[str, Type, ir.X | None]],
+                 args: tuple[ast.Arg, ...], span: Span, what: str, variadic: bool = False,
+                 lower_arg: Callable[[str, Type, ast.Arg], tuple[ir.X, Type]] | None = None) -> list[ir.X] | None:
         """Match positional and named arguments to ``params`` (name, type, default IR or None
         when required) with :func:`.calls.match`, lower each, fill defaults. ``lower_arg(name,
         type, arg)`` lowers an argument by the parameter it fills (built-ins); by default its
@@ -420,7 +422,7 @@ class Lowerer:
             out.append(x)
         return out if matched.ok and not missing else None
 
-    def builtin_arg(self, ctx, scope, builtin: str, pname: str, ptype: Type, a: ast.Arg) -> tuple[ir.X, Type]:
+    def builtin_arg(self, ctx: Context, scope: Scope, builtin: str, pname: str, ptype: Type, a: ast.Arg) -> tuple[ir.X, Type]:
         """An argument of a built-in, lowered by its parameter: a function-valued parameter
         takes the name of a function (not a call), an enum parameter the enum's values."""
         if ptype == FN:
@@ -439,13 +441,15 @@ class Lowerer:
             return ir.Const(enum_value(enum, a.value.name), origin=self.origin(ctx, a)), ptype
         return self.expr(ctx, scope, a.value)
 
-    def x_Call(self, ctx, scope, node: ast.Call):
+    def x_Call(self, ctx: Context, scope: Scope, node: ast.Call) -> tuple[ir.X, Type]:
         o = self.origin(ctx, node)
         name = node.func
         rules = self.rules
         if name == SUPER and ctx.replaces in self.kept_triggers:
-            x = self.trigger_super(ctx, scope, node, statement=False)
-            return x, (NONE if isinstance(x, ir.CallProcedure) else ANY)  # ANY: reported already
+            kept = self.trigger_super(ctx, scope, node, statement=False)
+            if kept is None:
+                return ir.Const(None, origin=o), ANY  # ANY: reported already
+            return super_call(kept, o), NONE
         if name == SUPER:
             if ctx.replaces is None:
                 self.err(ctx, BAD_CALL, f"'{SUPER}(…)' calls the declaration an override replaces, and "
@@ -502,13 +506,13 @@ class Lowerer:
             self.expr(ctx, scope, a.value)
         return ir.Const(None, origin=o), ANY
 
-    def expr_type_only(self, ctx, scope, node) -> tuple[ir.X, Type]:
+    def expr_type_only(self, ctx: Context, scope: Scope, node: ast.Expr) -> tuple[ir.X, Type]:
         saved = len(self.diagnostics)
         result = self.expr(ctx, scope, node)
         del self.diagnostics[saved:]
         return result
 
-    def x_Aggregate(self, ctx, scope, node: ast.Aggregate):
+    def x_Aggregate(self, ctx: Context, scope: Scope, node: ast.Aggregate) -> tuple[ir.X, Type]:
         o = self.origin(ctx, node)
         if node.func not in AGGREGATES:
             self.err(ctx, UNDEFINED_NAME, f"'{node.func}(each …)' is not an aggregate", node.span,
@@ -537,7 +541,7 @@ class Lowerer:
             result = list_of(mt)
         return ir.Aggregate(node.func, node.var, source, where, mapped, origin=o), result
 
-    def x_Unary(self, ctx, scope, node: ast.Unary):
+    def x_Unary(self, ctx: Context, scope: Scope, node: ast.Unary) -> tuple[ir.X, Type]:
         x, t = self.expr(ctx, scope, node.operand)
         if node.op == "not":
             self.expect(ctx, BOOL, t, node.operand.span, "the operand of 'not'")
@@ -545,7 +549,7 @@ class Lowerer:
         self.expect(ctx, INT, t, node.operand.span, "the operand of '-'")
         return ir.Unary("-", x, origin=self.origin(ctx, node)), INT
 
-    def x_Binary(self, ctx, scope, node: ast.Binary):
+    def x_Binary(self, ctx: Context, scope: Scope, node: ast.Binary) -> tuple[ir.X, Type]:
         o = self.origin(ctx, node)
         op = node.op
         if op == "is":
@@ -577,7 +581,7 @@ class Lowerer:
             return ir.Binary(op, left, right, origin=o), BOOL
         return ir.Binary(op, left, right, origin=o), INT
 
-    def lower_is(self, ctx, scope, node: ast.Binary):
+    def lower_is(self, ctx: Context, scope: Scope, node: ast.Binary) -> tuple[ir.X, Type]:
         o = self.origin(ctx, node)
         left, lt = self.expr(ctx, scope, node.left)
         if lt.name in ("face", "list") or lt.name.startswith("enum:") or lt.name == "tag":
@@ -629,7 +633,7 @@ class Lowerer:
             return "a tag" if sym.group == "tag" else f"a value of enum '{sym.group}'"
         return None
 
-    def x_Conditional(self, ctx, scope, node: ast.Conditional):
+    def x_Conditional(self, ctx: Context, scope: Scope, node: ast.Conditional) -> tuple[ir.X, Type]:
         cond, ct = self.expr(ctx, scope, node.cond)
         self.expect(ctx, BOOL, ct, node.cond.span, "the condition")
         then, tt = self.expr(ctx, scope, node.then)
@@ -639,7 +643,7 @@ class Lowerer:
             result = result.maybe()
         return ir.Conditional(cond, then, other, origin=self.origin(ctx, node)), result
 
-    def x_Emit(self, ctx, scope, node: ast.Emit):
+    def x_Emit(self, ctx: Context, scope: Scope, node: ast.Emit) -> tuple[ir.X, Type]:
         o = self.origin(ctx, node)
         if ctx.pure:
             self.err(ctx, IMPURE, f"events cannot be emitted in {ctx.what}", node.span,
@@ -658,7 +662,7 @@ class Lowerer:
         pairs = tuple(zip([p.name for p in event.params], args))
         return ir.Emit(key, pairs, origin=o), Type("event:" + key)
 
-    def x_Choose(self, ctx, scope, node: ast.Choose):
+    def x_Choose(self, ctx: Context, scope: Scope, node: ast.Choose) -> tuple[ir.X, Type]:
         o = self.origin(ctx, node)
         if ctx.pure:
             self.err(ctx, IMPURE, f"decisions cannot be made in {ctx.what}", node.span,
@@ -680,7 +684,7 @@ class Lowerer:
             default, dt = self.expr(ctx, scope, node.default)
         return ir.Choose(node.decision, node.var, source, by, prefer, default, origin=o), item.maybe()
 
-    def x_Ask(self, ctx, scope, node: ast.Ask):
+    def x_Ask(self, ctx: Context, scope: Scope, node: ast.Ask) -> tuple[ir.X, Type]:
         o = self.origin(ctx, node)
         if ctx.pure:
             self.err(ctx, IMPURE, f"decisions cannot be made in {ctx.what}", node.span,
@@ -697,7 +701,7 @@ class Lowerer:
         return ir.Ask(node.decision, by, prefer, default, origin=o), BOOL
 
     # ------------------------------------------------------------ statements
-    def loop_body(self, ctx: Context, scope: Scope, body):
+    def loop_body(self, ctx: Context, scope: Scope, body: ast.Block) -> tuple[ir.S, ...]:
         """A loop's body, where 'break' is allowed."""
         ctx.in_loop += 1
         try:
@@ -716,10 +720,10 @@ class Lowerer:
                 out.append(s)
         return tuple(out)
 
-    def trigger_super(self, ctx: Context, scope: Scope, node: ast.Call, statement: bool):
-        """``super()`` in an overriding trigger (see :mod:`.trigger_super`): the statements
-        that run the replaced trigger with this trigger's event, or as an expression the call."""
-        o = self.origin(ctx, node)
+    def trigger_super(self, ctx: Context, scope: Scope, node: ast.Call, statement: bool) -> KeptTrigger | None:
+        """``super()`` in an overriding trigger (see :mod:`.trigger_super`), as a statement or
+        an expression: the replaced trigger it runs with this trigger's event, or None after
+        reporting why it cannot."""
         assert ctx.replaces is not None  # callers ask only where ctx.replaces is a kept trigger
         kept = self.kept_triggers[ctx.replaces]
         for a in node.args:
@@ -739,8 +743,8 @@ class Lowerer:
                      "the event's arguments are this trigger's", node.span, "call it alone, as a statement")
         else:
             ctx.calls.add(kept.key)
-            return super_statements(kept, o) if statement else super_call(kept, o)
-        return ir.Do(ir.Const(None, origin=o), origin=o) if statement else ir.Const(None, origin=o)
+            return kept
+        return None
 
     def stmt(self, ctx: Context, scope: Scope, node: ast.Stmt) -> ir.S | tuple[ir.S, ...] | None:
         o = self.origin(ctx, node)
@@ -795,7 +799,11 @@ class Lowerer:
             return ir.Return(value, origin=o)
         if isinstance(node, ast.ExprStmt):
             if isinstance(node.expr, ast.Call) and node.expr.func == SUPER and ctx.replaces in self.kept_triggers:
-                return self.trigger_super(ctx, scope, node.expr, statement=True)
+                kept = self.trigger_super(ctx, scope, node.expr, statement=True)
+                at = self.origin(ctx, node.expr)
+                if kept is None:
+                    return ir.Do(ir.Const(None, origin=at), origin=at)
+                return super_statements(kept, at)
             value, _ = self.expr(ctx, scope, node.expr)
             return ir.Do(value, origin=o)
         raise AssertionError(f"unknown statement {node!r}")
@@ -837,7 +845,7 @@ class Lowerer:
         self.check_op(ctx, node, ft, vt)
         return ir.SetField(obj, rest[-1], owner, node.op, value, origin=o)
 
-    def check_op(self, ctx, node: ast.Assign, target: Type, value: Type) -> None:
+    def check_op(self, ctx: Context, node: ast.Assign, target: Type, value: Type) -> None:
         if node.op in ("+=", "-="):
             if target.name == "list" and node.op == "+=":
                 return
@@ -887,6 +895,6 @@ def type_hint(expected: Type, actual: Type) -> str:
     return f"give a value of type {_show(expected)} here"
 
 
-def _suggest(name: str, candidates) -> str | None:
+def _suggest(name: str, candidates: Iterable[str]) -> str | None:
     guess = did_you_mean(name, list(candidates))
     return f"did you mean '{guess}'?" if guess else None

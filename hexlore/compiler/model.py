@@ -7,6 +7,7 @@ the diagnostics found on the way.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -264,7 +265,7 @@ class RuleSet:
     def ok(self) -> bool:
         return not any(d.is_error for d in self.diagnostics)
 
-    def find(self, table: dict, written: str) -> str | None:
+    def find(self, table: Mapping[str, object], written: str) -> str | None:
         """The key in ``table`` (``self.units``, ``self.events``…) of a name a scenario writes:
         unqualified when one pack of the rule set declares it, qualified (``pack.name``) always."""
         if written in table:
@@ -272,13 +273,13 @@ class RuleSet:
         key = self.qualified.get(written)
         return key if key is not None and key in table else None
 
-    def homonyms(self, table: dict, written: str) -> list[str]:
+    def homonyms(self, table: Mapping[str, object], written: str) -> list[str]:
         """The full names in ``table`` of the things called ``written``, when several packs
         declare that name (so the unqualified name is ambiguous); else none."""
         return sorted(k for k in table if self.qualified.get(k) == k and k.rpartition(".")[2] == written
                       and "." in k)
 
-    def name_hint(self, table: dict, written: str) -> str | None:
+    def name_hint(self, table: Mapping[str, object], written: str) -> str | None:
         """For a scenario's name that :meth:`find` does not know: which full names it may mean."""
         homonyms = self.homonyms(table, written)
         if not homonyms:

@@ -62,7 +62,7 @@ EXTENSIBLE = (ast.FunctionDecl, ast.ProcedureDecl, ast.TriggerDecl)
 def calls_super(decl: ast.Decl) -> bool:
     """Whether the body of ``decl`` calls ``super(…)`` (anywhere, iteratively; a trigger's
     guard and question too, where it is reported as misplaced rather than as replacing none)."""
-    stack: list = [getattr(decl, "body", None), getattr(decl, "guard", None), getattr(decl, "optional_by", None),
+    stack: list[object] = [getattr(decl, "body", None), getattr(decl, "guard", None), getattr(decl, "optional_by", None),
                    getattr(decl, "optional_prefer", None)]
     while stack:
         node = stack.pop()

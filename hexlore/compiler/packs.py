@@ -9,7 +9,7 @@ pulls in other packs; they are ordered dependencies-first, so a later pack may
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -247,7 +247,7 @@ class PackLoader:
         return self.load_request(use.name, (file, use.span))
 
 
-def _named(names) -> list[str]:
+def _named(names: Iterable[str | None]) -> list[str]:
     return [n for n in names if n is not None]
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from typing import Any
 
 from ..dsl import ast
 from ..dsl.diagnostics import Diagnostic, Span, warning
@@ -53,14 +54,14 @@ def _plan(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     return _NAMES_IN.get(cls, ()), tuple(f.name for f in dataclasses.fields(cls) if f.type != "Span")
 
 
-def _references(node, out: set[str]) -> None:
+def _references(node: object, out: set[str]) -> None:
     """Every name a piece of syntax mentions as a declaration: values, calls, types, traits…
 
     Iterative, with each class's fields looked up once: this walk visits every node of
     every pack, and a recursive call per field (spans and strings included) was a fifth of
     the compiler's time.
     """
-    stack = [node]
+    stack: list[Any] = [node]  # syntax nodes, tuples and lists of them
     while stack:
         current = stack.pop()
         cls = current.__class__
@@ -151,7 +152,7 @@ def check_usage(loaded: LoadedPacks, rules: RuleSet, found: list[Diagnostic]) ->
     return diags + _unheard(rules, excused)
 
 
-def _unheard(rules: RuleSet, skipped) -> list[Diagnostic]:
+def _unheard(rules: RuleSet, skipped: set[str]) -> list[Diagnostic]:
     heard = {t.event for t in rules.triggers}
     emitters: dict[str, list[str]] = {}
     for key, events in sorted(rules.emits.items()):
