@@ -15,7 +15,7 @@ import pytest
 
 from conftest import demo_pack
 from hexlore.runtime.engine.game import Game
-from hexlore.runtime.engine.memo import positions_at_own_hex
+from hexlore.compiler.memo_plan import positions_at_own_hex
 from test_memo import counting
 
 PACK = """pack demo.ownhex

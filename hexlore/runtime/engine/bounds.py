@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from hexlore.compiler import ir
 from hexlore.compiler.model import FaceSpec
+#: events nested in events (a trigger emitting, its triggers emitting…) at most this deep (the
+#: same bound for the generated code and the runtime: hexlore/dsl/limits.py)
+from hexlore.dsl.limits import MAX_EVENT_DEPTH as MAX_EVENT_DEPTH
 from hexlore.dsl.limits import MAX_INT
-
-#: events nested in events (a trigger emitting, its triggers emitting…) at most this deep
-MAX_EVENT_DEPTH = 64
 
 
 class RuleError(Exception):

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
+from hexlore.compiler.memo_plan import effect_token
 from hexlore.runtime.engine.bounds import RuleError
 from hexlore.runtime.engine.compiled.support import spend_list
-from hexlore.runtime.engine.memo import effect_token
 from hexlore.runtime.engine.requests import CALL, RETURN, Roll
 
 if TYPE_CHECKING:

@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING
 from hexlore.compiler import ir
 from hexlore.compiler.builtins import named
 from hexlore.compiler.model import RuleSet, Timing, TriggerSpec
-from hexlore.runtime.engine.compiled.expressions import Expressions, _children
-from hexlore.runtime.engine.compiled.names import (CONTEXT, FRAME, FrameScope, attr, budget, call, counting_event,
+from hexlore.compiler.backend.expressions import Expressions, _children
+from hexlore.compiler.backend.names import (CONTEXT, FRAME, FrameScope, attr, budget, call, counting_event,
                                                    function, name, spending)
-from hexlore.runtime.engine.compiled.statements import Statements, _journalled_write, replaced
+from hexlore.compiler.backend.statements import Statements, _journalled_write, replaced
 
 if TYPE_CHECKING:
-    from hexlore.runtime.engine.compiled.program import Program
+    from hexlore.compiler.backend.program import Program
 
 #: a Lore name no rule can write: the frame slots the compiler adds (values kept across a stop)
 _HIDDEN = "\u00b7"

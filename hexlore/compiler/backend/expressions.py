@@ -21,11 +21,11 @@ from hexlore.compiler import ir
 from hexlore.compiler.builtins import BUILTINS, PURE, named
 from hexlore.compiler.model import Symbol
 from hexlore.dsl.limits import MAX_INT
-from hexlore.runtime.engine.compiled.names import (CONTEXT, Scope, attr, budget, call, function, name, spending,
+from hexlore.compiler.backend.names import (CONTEXT, Scope, attr, budget, call, function, name, spending,
                                                    store)
 
 if TYPE_CHECKING:
-    from hexlore.runtime.engine.compiled.program import Program
+    from hexlore.compiler.backend.program import Program
 
 #: built-ins whose result is always an int (or a truth value, which adds as one): from their records
 _INT_BUILTINS = named(lambda b: b.gives_int)

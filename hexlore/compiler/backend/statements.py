@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Callable
 from hexlore.compiler import ir
 from hexlore.compiler.model import TriggerSpec, Timing
 from hexlore.dsl.limits import MAX_INT
-from hexlore.runtime.engine.compiled.expressions import Expressions, _walrus
-from hexlore.runtime.engine.compiled.names import (CONTEXT, Scope, attr, budget, call, counting_event, function,
+from hexlore.compiler.backend.expressions import Expressions, _walrus
+from hexlore.compiler.backend.names import (CONTEXT, Scope, attr, budget, call, counting_event, function,
                                                    name, spending, store)
-from hexlore.runtime.engine.memo import ANY, field_token
+from hexlore.compiler.memo_plan import ANY, field_token
 
 if TYPE_CHECKING:
-    from hexlore.runtime.engine.compiled.program import Program
+    from hexlore.compiler.backend.program import Program
 
 #: what a ``stop`` (value None) or a ``return`` (its value) turns into
 Exit = Callable[[ast.expr | None], list[ast.stmt]]
@@ -169,7 +169,7 @@ def memo_entry(identifier: str, body_name: str, plan_index: int, shape: tuple,
                keeps_lists: bool = False) -> ast.FunctionDef:
     """The memoised entry of a function: exactly the keys, look-ups and bookkeeping of
     :class:`~hexlore.runtime.engine.memo.Plan`, written out for this function's shape.
-    ``keeps_lists``: the function answers new lists (:func:`~hexlore.runtime.engine.memo.new_lists`),
+    ``keeps_lists``: the function answers new lists (:func:`~hexlore.compiler.memo_plan.new_lists`),
     kept as a ``KeptList`` and answered as a list of the caller's own; else a list is not kept."""
     positions, exact, unknown, objects, arity = shape
     params = [f"v{i}" for i in range(arity)]
