@@ -141,17 +141,16 @@ class _ListReads:
         """What reading ``node`` (a field, an option, a table entry) reads of lists changed in
         place: :data:`LISTS`, :data:`DEFINITION_LISTS` (a definition's field: the definition's
         own list), or None (no list)."""
-        cls = node.__class__
-        if cls is ir.GetField:
+        if isinstance(node, ir.GetField):
             if node.owner == "def":
                 return DEFINITION_LISTS if node.name in self.def_fields else None
             if node.owner in _OWNERS:
                 return LISTS if (node.owner, node.name) in self.fields else None
             # an event's argument, a value of type any; faces hold none
             return LISTS if node.owner != "face" else None
-        if cls is ir.OptionRef:
+        if isinstance(node, ir.OptionRef):
             return LISTS if node.name in self.options else None
-        if cls is ir.TableGet:
+        if isinstance(node, ir.TableGet):
             return LISTS if node.table in self.tables else None
         return None
 
@@ -344,17 +343,16 @@ def _new_lists(rules: RuleSet) -> frozenset[str]:
     verdict: dict[str, bool] = {}
 
     def new(node: ir.X, seen: frozenset) -> bool:
-        cls = node.__class__
-        if cls is ir.Aggregate:
+        if isinstance(node, ir.Aggregate):
             return node.func == "list"
-        if cls is ir.MakeList:
+        if isinstance(node, ir.MakeList):
             return True
-        if cls is ir.Conditional:
-            return all(new(branch, seen) or (branch.__class__ is ir.Const and branch.value is None)
+        if isinstance(node, ir.Conditional):
+            return all(new(branch, seen) or (isinstance(branch, ir.Const) and branch.value is None)
                        for branch in (node.then, node.otherwise))
-        if cls is ir.CallBuiltin:
+        if isinstance(node, ir.CallBuiltin):
             return node.name in _NEW_LISTS
-        if cls is ir.CallFunction:
+        if isinstance(node, ir.CallFunction):
             return function_new(node.name, seen)
         return False
 

@@ -9,15 +9,19 @@ code (tests/test_compiled_code.py checks every identifier of the generated modul
 
 Every generated node carries, as its line number, the index of the IR node it comes from
 plus one (:meth:`Module.line`): a failure in compiled code is located back to its rule by
-reading the line of the innermost generated frame (:mod:`.locate`).
+reading the line of the innermost generated frame (:mod:`hexlore.runtime.engine.compiled.locate`).
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Iterable
+from typing import Any, Iterable, TypeVar
 
 from hexlore.compiler import ir
+
+#: a node that has a location: an expression or a statement
+Located = TypeVar("Located", ast.expr, ast.stmt)
+Tree = TypeVar("Tree", bound=ast.AST)
 
 #: the parameter through which generated code reaches the game (its Context)
 CONTEXT = "R"
@@ -57,7 +61,7 @@ class Scope:
         """Reading Lore local ``lore_name``."""
         return ast.Name(self.local(lore_name), ast.Load())
 
-    def target(self, lore_name: str) -> ast.expr:
+    def target(self, lore_name: str) -> ast.Name | ast.Subscript:
         """Assigning Lore local ``lore_name``."""
         return ast.Name(self.local(lore_name), ast.Store())
 
@@ -90,7 +94,7 @@ class FrameScope(Scope):
     def load(self, lore_name: str) -> ast.expr:
         return ast.Subscript(ast.Name(FRAME, ast.Load()), ast.Constant(self.slot(lore_name)), ast.Load())
 
-    def target(self, lore_name: str) -> ast.expr:
+    def target(self, lore_name: str) -> ast.Name | ast.Subscript:
         return ast.Subscript(ast.Name(FRAME, ast.Load()), ast.Constant(self.slot(lore_name)), ast.Store())
 
     @property
@@ -121,7 +125,7 @@ class Module:
         """``value`` as generated code reads it: a literal for plain values, else a global."""
         if value is None or value.__class__ in (bool, int, str):
             return ast.Constant(value)
-        key = (id(value), type(value))
+        key: tuple = (id(value), type(value))
         try:  # equal hashable values share one name (origins, faces)
             key = (hash(value), type(value), value)
         except TypeError:
@@ -145,7 +149,7 @@ class Module:
             line = self._lines[key] = len(self.nodes)
         return line
 
-    def at(self, tree: ast.AST, node) -> ast.AST:
+    def at(self, tree: Located, node: object) -> Located:
         """``tree`` located at IR node ``node`` (its own node only: children keep theirs)."""
         line = self.line(node)
         tree.lineno = tree.end_lineno = line
@@ -205,10 +209,10 @@ def counting_event(origin: ast.expr) -> list[ast.stmt]:
                    [ast.Expr(call(attr(budget(), "event"), origin))], [])]
 
 
-def fill_locations(tree: ast.AST) -> ast.AST:
+def fill_locations(tree: Tree) -> Tree:
     """Give every node without a location its parent's (what ``ast.fix_missing_locations``
     does, without a Python frame per node: it was half the time of generating a rule set)."""
-    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    stack: list[tuple[Any, int]] = [(tree, 1)]  # Any: every node with "lineno" in _attributes
     while stack:
         node, line = stack.pop()
         if "lineno" in node._attributes:

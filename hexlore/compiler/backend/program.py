@@ -55,7 +55,7 @@ class Program:
         analysed = memo_plan(rules)
         plans = analysed.plans
         self.memoised = tuple(name for name in rules.functions if plans.get(name) is not None)
-        self._shapes = {name: plans[name] for name in self.memoised}
+        self._shapes: dict[str, tuple] = {name: shape for name in self.memoised if (shape := plans[name]) is not None}
         self.keeps_lists = analysed.new_lists
         self._entries = {name: m.callable_name("mf_") for name in self.memoised}
         self._procedures = {name: m.callable_name("pr_") for name in rules.procedures}
@@ -131,8 +131,9 @@ class Program:
             if name in self._entries:
                 self.add(gen.memo_entry(self._entries[name], self._functions[name], self.memoised.index(name),
                                         self._shapes[name], name in self.keeps_lists))
-        for name, spec in rules.procedures.items():
-            self.add(gen.procedure_def(self, self._procedures[name], tuple(p.name for p in spec.params), spec.body))
+        for name, procedure in rules.procedures.items():
+            self.add(gen.procedure_def(self, self._procedures[name], tuple(p.name for p in procedure.params),
+                                       procedure.body))
         for t in rules.triggers:
             self.add(gen.trigger_def(self, self._triggers[t.name], t))
         for event in rules.events:
@@ -171,6 +172,7 @@ class Program:
                 elif kind == "event":
                     machines.append(resume_gen.emitter_machine(self, self.suspends, identifier, name))
                 else:
+                    assert rules.game is not None  # blocks are resumable only in a game
                     machines.append(resume_gen.block_machine(self, self.suspends, identifier,
                                                              rules.game.blocks[name]))
         except resume_gen.NotResumable as exc:

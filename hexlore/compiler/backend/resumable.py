@@ -137,7 +137,9 @@ class Machine:
         self.current = k
 
     def emit(self, *stmts: ast.stmt) -> None:
-        self.blocks[self.current].extend(stmts)
+        block = self.blocks[self.current]
+        assert block is not None  # emitting into a block started and not yet ended
+        block.extend(stmts)
 
     def goto(self, k: int) -> None:
         self.emit(ast.Assign([self.pc()], ast.Constant(k)), ast.Continue())
@@ -179,20 +181,19 @@ class Machine:
         """``node`` with every stop in it run first: an expression that stops nowhere."""
         if not self.suspends.expr(node):
             return node
-        cls = node.__class__
-        if cls is ir.Binary and node.op in ("and", "or"):
+        if isinstance(node, ir.Binary) and node.op in ("and", "or"):
             return self._lazy(node)
-        if cls is ir.Conditional:
+        if isinstance(node, ir.Conditional):
             return self._choice_of(node)
-        if cls is ir.Aggregate:
+        if isinstance(node, ir.Aggregate):
             if any(self.suspends.expr(x) for x in (node.where, node.mapped) if x is not None):
                 raise NotResumable("a roll or a decision inside an aggregate's test")
             return dataclasses.replace(node, source=self.flatten(node.source))
-        if cls is ir.Choose:
+        if isinstance(node, ir.Choose):
             if any(self.suspends.expr(x) for x in (node.source, node.by, node.prefer, node.default) if x is not None):
                 raise NotResumable("a roll or a decision inside a choice's options")
             return self._stop_at_choice(node)
-        if cls is ir.Ask:
+        if isinstance(node, ir.Ask):
             if any(self.suspends.expr(x) for x in (node.by, node.prefer, node.default) if x is not None):
                 raise NotResumable("a roll or a decision inside a question")
             return self._stop_at_question(node)
@@ -275,8 +276,8 @@ class Machine:
                              ast.Load())
             self.suspend(self.module.at(frame, node), True)
         else:  # Emit
-            args = ast.Dict([ast.Constant(n) for n, _ in node.args], [self.exprs.x(v) for _, v in node.args])
-            frame = ast.List([name(program.resumable_name("event", node.event)), ast.Constant(0), args,
+            values = ast.Dict([ast.Constant(n) for n, _ in node.args], [self.exprs.x(v) for _, v in node.args])
+            frame = ast.List([name(program.resumable_name("event", node.event)), ast.Constant(0), values,
                               self.module.origin(node)], ast.Load())
             self.suspend(self.module.at(frame, node), True)
         return self.result_into(hidden, node)
@@ -421,11 +422,12 @@ class Machine:
     def finish(self, identifier: str, params: int) -> ast.FunctionDef:
         """``rf(R, F, x)``: the frame padded at entry, then the blocks dispatched by ``F[1]``."""
         self.emit(*self.exit(self, None))
-        blocks = [b for b in self.blocks]
-        assert all(b is not None for b in blocks)
+        blocks = [b for b in self.blocks if b is not None]
+        assert len(blocks) == len(self.blocks)  # every block made was started
         dispatch = _dispatch(list(range(len(blocks))), blocks)
         pad = self.scope.size - 2 - params
-        entry = [ast.Expr(call(attr(FRAME, "extend"), ast.Constant((None,) * pad)))] if pad > 0 else []
+        nones = ast.Tuple([ast.Constant(None)] * pad, ast.Load())  # folded to one constant by CPython
+        entry = [ast.Expr(call(attr(FRAME, "extend"), nones))] if pad > 0 else []
         blocks[0][:0] = entry
         return function(identifier, [CONTEXT, FRAME, "x"], [ast.While(ast.Constant(True), dispatch, [])])
 

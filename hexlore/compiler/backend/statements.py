@@ -185,7 +185,8 @@ def memo_entry(identifier: str, body_name: str, plan_index: int, shape: tuple,
     else:
         key_value = ast.Tuple([name(params[i]) for i in positions], ast.Load())
     table = attr(plan, "table")
-    numbers_ok = [ast.Compare(attr(params[i], "__class__"), [ast.NotIn()], [name("h_numbers")]) for i in objects]
+    numbers_ok: list[ast.expr] = [ast.Compare(attr(params[i], "__class__"), [ast.NotIn()], [name("h_numbers")])
+                                  for i in objects]
     if keeps_lists:
         keep: ast.expr | None = (ast.BoolOp(ast.And(), numbers_ok) if len(numbers_ok) > 1 else
                                  numbers_ok[0] if numbers_ok else None)
@@ -242,7 +243,7 @@ def trigger_def(program: "Program", identifier: str, t: TriggerSpec) -> ast.Func
     module = program.module
     scope = Scope()
     args = "t_args"
-    binds = [ast.Assign([scope.target(p)], _subscript(name(args), ast.Constant(p))) for p in t.params]
+    binds: list[ast.stmt] = [ast.Assign([scope.target(p)], _subscript(name(args), ast.Constant(p))) for p in t.params]
     write_back: list[ast.stmt] = []
     if t.timing is Timing.BEFORE:
         write_back = [stmt for p in t.params
@@ -299,7 +300,7 @@ def emitter_def(program: "Program", identifier: str, event: str) -> ast.Function
         for t in reversed(table.instead):
             chain = [ast.If(run(t), replaced(name(record)), chain)]
         inner += chain
-        on = [ast.Expr(run(t)) for t in table.on]
+        on: list[ast.stmt] = [ast.Expr(run(t)) for t in table.on]
         if on and table.instead:
             inner.append(ast.If(ast.UnaryOp(ast.Not(), attr(record, "replaced")), on, []))
         else:

@@ -11,8 +11,10 @@ from hexlore.compiler import ir
 from hexlore.compiler.model import FaceSpec
 #: events nested in events (a trigger emitting, its triggers emitting…) at most this deep (the
 #: same bound for the generated code and the runtime: hexlore/dsl/limits.py)
-from hexlore.dsl.limits import MAX_EVENT_DEPTH as MAX_EVENT_DEPTH
+from hexlore.dsl import limits
 from hexlore.dsl.limits import MAX_INT
+
+MAX_EVENT_DEPTH = limits.MAX_EVENT_DEPTH
 
 
 class RuleError(Exception):

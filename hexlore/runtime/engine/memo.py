@@ -80,6 +80,7 @@ class Plan:
 
 def _make_plan(table: dict, shape: tuple, trial: int = TRIAL, filled: list | None = None) -> Plan:
     positions, exact, unknown, objects, arity = shape
+    key: Callable[[list], object]
     if not positions:
         key = _no_key
     elif len(positions) == 1:
@@ -187,13 +188,13 @@ class Memo:
         key = (kind, functions, positions, positions_kept)
         table = self._extra.get(key)
         if table is None:
-            reads = {POSITIONS} if positions else set()
+            found: set[Token] = {POSITIONS} if positions else set()
             for name in functions:
-                reads |= self.reads.get(name, {ANY})
+                found |= self.reads.get(name, {ANY})
             if positions_kept:
-                reads.discard(POSITIONS)
+                found.discard(POSITIONS)
             table = self._extra[key] = {}
-            reads = frozenset(reads)
+            reads = frozenset(found)
             self._readers.append((reads, table.clear))
             for token, clears in self._clears.items():
                 if _touches(token, reads):
