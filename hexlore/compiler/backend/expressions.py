@@ -16,17 +16,13 @@ the common path pays nothing.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
-
 from hexlore.compiler import ir
 from hexlore.compiler.builtins import BUILTINS, PURE, named
 from hexlore.compiler.model import Symbol
 from hexlore.dsl.limits import MAX_INT
-from hexlore.compiler.backend.names import (CONTEXT, Scope, attr, budget, call, function, name, spending,
-                                                   store)
+from hexlore.compiler.backend.names import (CONTEXT, Generating, Scope, attr, budget, call, function, name,
+                                          spending, store)
 
-if TYPE_CHECKING:
-    from hexlore.compiler.backend.program import Program
 
 #: built-ins whose result is always an int (or a truth value, which adds as one): from their records
 _INT_BUILTINS = named(lambda b: b.gives_int)
@@ -51,7 +47,7 @@ def _subscript(value: ast.expr, key: ast.expr) -> ast.Subscript:
 class Expressions:
     """Compiles the expressions of one generated function (``scope``)."""
 
-    def __init__(self, program: "Program", scope: Scope):
+    def __init__(self, program: Generating, scope: Scope):
         self.program = program
         self.module = program.module
         self.scope = scope

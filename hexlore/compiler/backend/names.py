@@ -15,9 +15,10 @@ reading the line of the innermost generated frame (:mod:`hexlore.runtime.engine.
 from __future__ import annotations
 
 import ast
-from typing import Any, Iterable, TypeVar
+from typing import Any, Iterable, Protocol, TypeVar
 
 from hexlore.compiler import ir
+from hexlore.compiler.model import RuleSet
 
 #: a node that has a location: an expression or a statement
 Located = TypeVar("Located", ast.expr, ast.stmt)
@@ -158,6 +159,29 @@ class Module:
 
     def origin(self, node: ir.X | ir.S) -> ast.expr:
         return self.constant(node.origin)
+
+
+class Generating(Protocol):
+    """What the generators (expressions, statements, resumable) ask of the program being
+    generated (:class:`~hexlore.compiler.backend.program.Program`): a protocol, so that they
+    need not import the module that drives them, not even for their annotations."""
+
+    rules: RuleSet
+    module: Module
+    #: lifted functions made, by IR node and free locals (see Program)
+    lifted: dict[tuple, str]
+    max_depth: int
+
+    def add(self, tree: ast.FunctionDef) -> None: ...
+    def function_entry(self, name: str) -> str: ...
+    def procedure_name(self, name: str) -> str: ...
+    def trigger_name(self, name: str) -> str: ...
+    def emitter_name(self, event: str) -> str: ...
+    def resumable_name(self, kind: str, name: str) -> str: ...
+    def builtin_index(self, name: str) -> int: ...
+    def forget_index(self, token: object) -> int: ...
+    def may_be_unset(self, kind: str, name: str) -> str | None: ...
+    def unset_kinds(self, name: str) -> dict[str, str]: ...
 
 
 def name(identifier: str) -> ast.Name:

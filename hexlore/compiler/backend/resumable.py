@@ -25,18 +25,14 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import TYPE_CHECKING
-
 from hexlore.compiler import ir
 from hexlore.compiler.builtins import named
 from hexlore.compiler.model import RuleSet, Timing, TriggerSpec
 from hexlore.compiler.backend.expressions import Expressions, _children
-from hexlore.compiler.backend.names import (CONTEXT, FRAME, FrameScope, attr, budget, call, counting_event,
-                                                   function, name, spending)
+from hexlore.compiler.backend.names import (CONTEXT, FRAME, FrameScope, Generating, attr, budget, call,
+                                          counting_event, function, name, spending)
 from hexlore.compiler.backend.statements import Statements, _journalled_write, replaced
 
-if TYPE_CHECKING:
-    from hexlore.compiler.backend.program import Program
 
 #: a Lore name no rule can write: the frame slots the compiler adds (values kept across a stop)
 _HIDDEN = "\u00b7"
@@ -115,7 +111,7 @@ def _stable(node) -> bool:
 class Machine:
     """One resumable function being built: its frame scope, its blocks, the block being filled."""
 
-    def __init__(self, program: "Program", suspends: Suspends, params: tuple[str, ...], exit):
+    def __init__(self, program: Generating, suspends: Suspends, params: tuple[str, ...], exit):
         self.program = program
         self.module = program.module
         self.suspends = suspends
@@ -449,14 +445,14 @@ def _returning(value: ast.expr | None) -> list[ast.stmt]:
 
 
 # ---------------------------------------------------------------- the callables
-def procedure_machine(program: "Program", suspends: Suspends, identifier: str, params: tuple[str, ...],
+def procedure_machine(program: Generating, suspends: Suspends, identifier: str, params: tuple[str, ...],
                       body: tuple[ir.S, ...]) -> ast.FunctionDef:
     machine = Machine(program, suspends, params, lambda m, value: _returning(value))
     machine.block(body)
     return machine.finish(identifier, len(params))
 
 
-def block_machine(program: "Program", suspends: Suspends, identifier: str, body: tuple[ir.S, ...]):
+def block_machine(program: Generating, suspends: Suspends, identifier: str, body: tuple[ir.S, ...]):
     def exit(m, value):
         return ([ast.Expr(value)] if value is not None else []) + _returning(None)
     machine = Machine(program, suspends, (), exit)
@@ -464,7 +460,7 @@ def block_machine(program: "Program", suspends: Suspends, identifier: str, body:
     return machine.finish(identifier, 0)
 
 
-def trigger_machine(program: "Program", suspends: Suspends, identifier: str, t: TriggerSpec) -> ast.FunctionDef:
+def trigger_machine(program: Generating, suspends: Suspends, identifier: str, t: TriggerSpec) -> ast.FunctionDef:
     record = _HIDDEN + "record"
 
     def write_back(m: Machine) -> list[ast.stmt]:
@@ -496,7 +492,7 @@ def trigger_machine(program: "Program", suspends: Suspends, identifier: str, t: 
     return machine.finish(identifier, 1)
 
 
-def emitter_machine(program: "Program", suspends: Suspends, identifier: str, event: str) -> ast.FunctionDef:
+def emitter_machine(program: Generating, suspends: Suspends, identifier: str, event: str) -> ast.FunctionDef:
     """The dispatch of an event with resumable triggers: the direct emitter's steps, each
     resumable trigger called by pushing its frame."""
     args, origin, record = _HIDDEN + "args", _HIDDEN + "origin", _HIDDEN + "record"

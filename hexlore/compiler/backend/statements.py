@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import ast
 import copy
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from hexlore.compiler import ir
 from hexlore.compiler.model import TriggerSpec, Timing
 from hexlore.dsl.limits import MAX_INT
 from hexlore.compiler.backend.expressions import Expressions, _walrus
-from hexlore.compiler.backend.names import (CONTEXT, Scope, attr, budget, call, counting_event, function,
-                                                   name, spending, store)
+from hexlore.compiler.backend.names import (CONTEXT, Generating, Scope, attr, budget, call, counting_event,
+                                          function, name, spending, store)
 from hexlore.compiler.memo_plan import ANY, field_token
 
-if TYPE_CHECKING:
-    from hexlore.compiler.backend.program import Program
 
 #: what a ``stop`` (value None) or a ``return`` (its value) turns into
 Exit = Callable[[ast.expr | None], list[ast.stmt]]
@@ -65,7 +63,7 @@ def _added(scope: Scope, current: ast.expr, change: ast.Name, op: str, origin: a
 class Statements:
     """Compiles the statements of one generated function."""
 
-    def __init__(self, program: "Program", scope: Scope, exit: Exit):
+    def __init__(self, program: Generating, scope: Scope, exit: Exit):
         self.program = program
         self.module = program.module
         self.scope = scope
@@ -159,7 +157,7 @@ class Statements:
 
 
 # ---------------------------------------------------------------- the callables
-def function_def(program: "Program", identifier: str, params: tuple[str, ...], body: ir.X) -> ast.FunctionDef:
+def function_def(program: Generating, identifier: str, params: tuple[str, ...], body: ir.X) -> ast.FunctionDef:
     scope = Scope(params)
     value = Expressions(program, scope).x(body)
     return function(identifier, [CONTEXT] + scope.params, [program.module.at(ast.Return(value), body)])
@@ -220,7 +218,7 @@ def memo_entry(identifier: str, body_name: str, plan_index: int, shape: tuple,
     return function(identifier, [CONTEXT] + params, body)
 
 
-def procedure_def(program: "Program", identifier: str, params: tuple[str, ...], body: tuple[ir.S, ...]):
+def procedure_def(program: Generating, identifier: str, params: tuple[str, ...], body: tuple[ir.S, ...]):
     scope = Scope(params)
 
     def exit(value):
@@ -229,7 +227,7 @@ def procedure_def(program: "Program", identifier: str, params: tuple[str, ...], 
     return function(identifier, [CONTEXT] + scope.params, stmts)
 
 
-def block_def(program: "Program", identifier: str, body: tuple[ir.S, ...]) -> ast.FunctionDef:
+def block_def(program: Generating, identifier: str, body: tuple[ir.S, ...]) -> ast.FunctionDef:
     scope = Scope()
 
     def exit(value):
@@ -237,7 +235,7 @@ def block_def(program: "Program", identifier: str, body: tuple[ir.S, ...]) -> as
     return function(identifier, [CONTEXT], Statements(program, scope, exit).block(body))
 
 
-def trigger_def(program: "Program", identifier: str, t: TriggerSpec) -> ast.FunctionDef:
+def trigger_def(program: Generating, identifier: str, t: TriggerSpec) -> ast.FunctionDef:
     """``tr(R, record) -> ran``: the arguments as locals, the guard, the optional question,
     the body; a ``before`` trigger writes the arguments back (and forgets what read them)."""
     module = program.module
@@ -274,7 +272,7 @@ def replaced(record: ast.expr) -> list[ast.stmt]:
             ast.Expr(call(attr(CONTEXT, "forget_event")))]
 
 
-def emitter_def(program: "Program", identifier: str, event: str) -> ast.FunctionDef:
+def emitter_def(program: Generating, identifier: str, event: str) -> ast.FunctionDef:
     """``ev(R, args, origin) -> record``: the event's dispatch, its triggers called in the order
     of the rule set's dispatch table."""
     table = program.rules.dispatch.get(event)
@@ -316,5 +314,5 @@ def emitter_def(program: "Program", identifier: str, event: str) -> ast.Function
     return function(identifier, [CONTEXT, "t_args", "t_origin"], body)
 
 
-def constant_def(program: "Program", identifier: str, node: ir.X) -> ast.FunctionDef:
+def constant_def(program: Generating, identifier: str, node: ir.X) -> ast.FunctionDef:
     return function_def(program, identifier, (), node)

@@ -24,7 +24,7 @@ class LineTable(Protocol):
 
 #: generated module file name -> its compiled rules (whose ``nodes`` are its line table: line - 1
 #: -> IR node); filled by the compiler, forgotten with the compiled rules
-LINE_TABLES: "weakref.WeakValueDictionary[str, LineTable]" = weakref.WeakValueDictionary()
+LINE_TABLES: weakref.WeakValueDictionary[str, LineTable] = weakref.WeakValueDictionary()
 
 _EXPECTED = {"unit": "a unit", "side": "a side", "hex": "a hex", "face": "a face", "def": "a definition",
              "event": "an event", "any": "a value with fields"}
