@@ -18,18 +18,21 @@ build the game, play it to the end, the log written to memory):
 - *warm*: CPython's ``compile`` of the generated module replaced by ``marshal.loads`` of the
   code it made before (what a cache hit costs at best: no file opened, no digest checked).
 
-It prints the CPU seconds of each (medians), the share of a run that compiling the generated
-code is, and the ratio warm / cold. Measured on the 2-core machine of the README, CPython
-3.11, shared with other jobs (load 10-12), spider_ford.yaml, 11 rounds: cold 0.435 s, warm
-0.376 s (0.86; 0.75 in a 5-round run: the ratio is noisy), compiling 10.0% of a run (the
-steadier figure, 10.0-10.9% over three runs). So a perfect hit saves about 0.045 s of a
-``hexlore run`` whose start-up alone is 1.2-1.5 s: 3% of the command. Not shipped: a cache
+It prints the CPU seconds of each (medians), the shares of a run that compiling the
+generated code and building its ``ast`` are, and the ratio warm / cold. Measured on the
+2-core machine of the README, CPython 3.11, shared with other jobs (load 10-16),
+spider_ford.yaml, 9 rounds: cold 0.440 s, warm 0.372 s (0.85; 0.75-0.86 over three runs:
+the ratio is noisy), compiling 10.7% of a run (the steadier figure: 10.0-10.9%), the ast
+17.1%. So a perfect hit saves 0.05-0.07 s of a ``hexlore run`` whose start-up alone is
+1.2-1.5 s: 3-4% of the command. Not shipped, as it does not pay for what it needs: a cache
 that runs code read from a file must prove the file is the code generated for this exact
-input (a digest of the rule set's canonical content, itself a walk of every IR node), must
-rename every code object's file name (line tables are per process) and must be guarded like
-the parser's pickles, all for 3%. A process that plays or checks many scenarios already
-generates each rule set's code once: it is kept on the rule set, which the compile cache
-(``hexlore/loading.py``) shares.
+input, and the key cannot be the pack sources alone, since the code refers to constants by
+the numbers (``k0, k1…``) this process's generation gave them; it would have to be a digest
+of the generated module itself, or a naming of constants and line tables stable across
+processes (a walk of every IR node), and every code object's file name must be renamed (line
+tables are per process), the files guarded like the parser's pickles, all for 3-4%. A
+process that plays or checks many scenarios already generates each rule set's code once: it
+is kept on the rule set, which the compile cache (``hexlore/loading.py``) shares.
 """
 
 from __future__ import annotations
@@ -97,24 +100,39 @@ def main() -> None:
         finally:
             compiling.append(time.process_time() - start)
 
-    cold_times, warm_times, shares = [], [], []
+    generating: list[float] = []
+    generate = backend.Program.generate
+
+    def timed_generate(self):
+        start = time.process_time()
+        try:
+            return generate(self)
+        finally:
+            generating.append(time.process_time() - start)
+
+    backend.Program.generate = timed_generate  # type: ignore[method-assign]
+    cold_times, warm_times, shares, ast_shares = [], [], [], []
     run_once(args.scenario, 0)  # imports and the parser's tables, outside the rounds
     backend.compile = warm  # type: ignore[attr-defined]  (the module's global shadows the builtin)
     run_once(args.scenario, 0)  # fills the warm "cache"
     for seed in range(args.rounds):
         backend.compile = timed_compile  # type: ignore[attr-defined]
         compiling.clear()
+        generating.clear()
         cold_times.append(cpu(lambda: run_once(args.scenario, seed)))
         shares.append(sum(compiling) / cold_times[-1])
+        ast_shares.append(sum(generating) / cold_times[-1])
         backend.compile = warm  # type: ignore[attr-defined]
         warm_times.append(cpu(lambda: run_once(args.scenario, seed)))
     del backend.compile  # type: ignore[attr-defined]
+    backend.Program.generate = generate  # type: ignore[method-assign]
     cold, hot = statistics.median(cold_times), statistics.median(warm_times)
     print(f"{args.scenario.name}: {args.rounds} rounds, CPU seconds (medians)")
     print(f"  cold (compile the generated code)       {cold:.3f}")
     print(f"  warm (code objects from a perfect cache) {hot:.3f}")
     print(f"  compiling the generated code: {statistics.median(shares):.1%} of a run")
     print(f"  warm / cold: {hot / cold:.2f}")
+    print(f"  building the ast (what no code-object cache skips): {statistics.median(ast_shares):.1%} of a run")
 
 
 if __name__ == "__main__":
