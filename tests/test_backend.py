@@ -5,6 +5,7 @@ rule set is frozen, its generated code and memo analyses are made on first use a
 from __future__ import annotations
 
 import gc
+import re
 import weakref
 from dataclasses import FrozenInstanceError
 
@@ -80,3 +81,12 @@ def test_every_helper_the_generated_code_names_is_bound_by_the_runtime(pack):
     constants = {n for n in names if n[0] == "k" and n[1:].isdigit()}
     assert constants <= set(resumable.constants)
 
+
+
+def test_nothing_is_cached_by_the_address_of_a_rule_set():
+    """An address is reused once a rule set is freed: a cache keyed by it can answer for the
+    wrong rules. What is derived from a rule set lives on it (RuleSet.derived)."""
+    offenders = [f"{path.relative_to(ROOT)}:{number}" for path in (ROOT / "hexlore").rglob("*.py")
+                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if re.search(r"\bid\((self\.|game\.)?rules\)", line) and "``id(rules)``" not in line]
+    assert offenders == []
