@@ -120,7 +120,10 @@ def _what_happens(game: Game, test: dict) -> dict:
     rolled = [list(e["faces"]) for e in played.log if e["type"] == "roll"]
     if rolled:  # the dice the test did not force are forced as they fell: it is self-contained
         test["dice"] = rolled
-    return _expectation(played, before_units, before_sides)
+    expect = _expectation(played, before_units, before_sides)
+    if not expect:  # nothing happened (no action): the test checks the position it sets up
+        expect["units"] = {uid: {"alive": before_units[uid][0], **fields} for uid, fields in test["given"].items()}
+    return expect
 
 
 def _expectation(played: Game, before_units: dict, before_sides: dict) -> dict:
@@ -152,8 +155,6 @@ def _expectation(played: Game, before_units: dict, before_sides: dict) -> dict:
         expect["sides"] = sides
     if played.state.winner is not None:
         expect["winner"] = played.state.winner.name
-    if not expect:  # a position with nothing to act: it checks every unit given stands where it is
-        expect["units"] = {uid: {"alive": a, "hex": h} for uid, (a, h, _) in list(before_units.items())[:1]}
     return expect
 
 
