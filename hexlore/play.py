@@ -9,7 +9,10 @@ that led to the choice, in the same words the log and scenario tests use.
 Answers: an option's number, or its label as printed (``B4``, ``archers``), or nothing (Enter)
 for the rules' default, else the option the rules prefer (the highest ``prefer`` score, as the
 greedy player takes); ``?`` shows the position (:class:`PositionView`: every unit on the board,
-with what changed in it since the game began). A wrong answer is explained and asked again;
+with what changed in it since the game began; the board as text, each side's fields and hand,
+hexlore/play_view.py); ``odds N`` the exact distribution of what option N leads to
+(hexlore/runtime/analysis/odds_state.py). Each question names the units it is about and each
+option what it is (a card's text, a unit's type and hex). A wrong answer is explained and asked again;
 the end of the input (or Ctrl-D) abandons the game cleanly (:class:`Abandoned`), with the
 log written so far intact.
 """
@@ -22,7 +25,15 @@ from typing import IO
 from rich.console import Console
 
 from .cli_output import escape
+from .look import Look, LookError, look_of
+from .play_view import board_text, odds_text, option_note, sides_text, subjects_text
+from .runtime.analysis.odds import OddsError
+from .runtime.analysis.odds_state import odds_of_option
+from .runtime.engine.game import RuntimeRuleError
 from .runtime.engine.policies import Decision, Policy
+
+#: the outcomes ``odds N`` may enumerate: a deterministic bound (docs/odds.md), about a second
+ODDS_BUDGET = 20_000
 
 
 
@@ -67,10 +78,21 @@ class GameWatch:
         self.game = None
         self.shown = 0
         self.view: PositionView | None = None
+        self.look = Look()
 
     def __call__(self, game) -> None:
         self.game = game
         self.view = PositionView(game)
+        try:
+            self.look = look_of(game.rules)
+        except LookError:  # a bad look: the board in plain letters (check reports the look)
+            self.look = Look()
+
+    def position(self) -> str:
+        """What ``?`` shows: the units, the board as text, every side's fields and hand."""
+        if self.game is None or self.view is None:
+            return "no view of the position here"
+        return "\n\n".join([self.view.text(), board_text(self.game.state, self.look), sides_text(self.game)])
 
     @property
     def log(self) -> list[dict]:
@@ -128,7 +150,10 @@ class HumanPolicy(Policy):
             self.watch.flush()
         if len(decision.options) == 1:
             return 0  # nothing to choose: say nothing, the log records it
-        self.console.print(f"\n[bold]{escape(self.side)}[/bold] decides [bold]{escape(decision.name)}[/bold]:")
+        game = self.watch.game if self.watch is not None else None
+        about = subjects_text(game) if game is not None else ""
+        self.console.print(f"\n[bold]{escape(self.side)}[/bold] decides [bold]{escape(decision.name)}[/bold]"
+                           + (f" about {escape(about)}" if about else "") + ":", highlight=False)
         enter = enter_choice(decision)
         for i, label in enumerate(decision.labels, 1):
             marks = []
@@ -137,13 +162,16 @@ class HumanPolicy(Policy):
             if decision.scores and decision.scores[i - 1] == max(decision.scores) and len(set(decision.scores)) > 1:
                 marks.append("preferred")
             note = f"  [dim]({', '.join(marks)})[/dim]" if marks else ""
-            self.console.print(f"  {i:>2}. {escape(_value(label))}{note}")
+            what = option_note(decision.options[i - 1], game) if game is not None else ""
+            what = f"  {escape(what)}" if what else ""
+            self.console.print(f"  {i:>2}. {escape(_value(label))}{note}{what}", highlight=False)
         if enter is None:
             self.console.print("  [dim](a number, an option, ? for the position)[/dim]")
         else:
             what = "the default" if enter == decision.default else "the preferred option"
             self.console.print(f"  [dim](a number, an option, Enter for {what} ({enter + 1}), "
                                "? for the position)[/dim]")
+        self.console.print("  [dim](odds N: what option N leads to, exactly)[/dim]")
         while True:
             answer = self.ask(f"{self.side}> ")
             if answer is None:
@@ -156,9 +184,12 @@ class HumanPolicy(Policy):
         """The option an answer picks, or None (having said why) to ask again."""
         count = len(decision.options)
         if answer == "?":
-            view = self.watch.view if self.watch is not None else None
-            self.console.print(escape(view.text()) if view is not None else "  no view of the position here",
-                               highlight=False)
+            shown = self.watch.position() if self.watch is not None else "no view of the position here"
+            self.console.print(escape(shown), highlight=False)
+            return None
+        words = answer.split()
+        if words and words[0].lower() == "odds":
+            self.console.print(escape(self.odds(words[1:], count)), highlight=False)
             return None
         if answer == "":
             enter = enter_choice(decision)
@@ -177,6 +208,19 @@ class HumanPolicy(Policy):
         self.console.print(f"  '{escape(answer)}' is not an option: type a number from 1 to {count}, an "
                            "option as listed, or ? to see the position")
         return None
+
+
+    def odds(self, words: list[str], count: int) -> str:
+        """``odds N``: what option N leads to, up to the next decision (docs/odds.md)."""
+        if len(words) != 1 or not words[0].isdigit() or not 1 <= int(words[0]) <= count:
+            return f"  odds of which option? type odds and a number from 1 to {count} (odds 1)"
+        game = self.watch.game if self.watch is not None else None
+        if game is None or game.paused_at is None:
+            return "  no odds here: the game is not paused at this decision"
+        try:
+            return odds_text(odds_of_option(game, int(words[0]) - 1, budget=ODDS_BUDGET))
+        except (ValueError, OddsError, RuntimeRuleError) as exc:
+            return f"  no odds for this option: {exc}"
 
 
 def enter_choice(decision: Decision) -> int | None:

@@ -10,12 +10,13 @@ configurations merge (:class:`~.odds_tree.Tree`), and everything happens inside
 :meth:`Game.exploring`, so the game, its log (and log file), its dice and its players are
 exactly as they were afterwards.
 
-Where the outcome is read (the horizon): the rules that asked the decision are followed until
-the rule (procedure or trigger) that asked it returns, or the game ends; with ``decisions=
-"stop"`` (the default) also at the next decision among several options, whoever makes it —
-a person's next choice is not the engine's to guess. ``decisions="first"`` or ``"greedy"``
-answers those decisions as the ``hexlore odds`` policies of those names do (without asking
-any player, so a searching player's statistics are untouched). The outcome's columns are
+Where the outcome is read (the horizon): with ``decisions="stop"`` (the default), at the next
+decision among several options, whoever makes it (a person's next choice is not the engine's
+to guess), or the game's end: what the option leads to, up to the next question.
+``decisions="first"`` or ``"greedy"`` answers those decisions as the ``hexlore odds`` policies
+of those names do (without asking any player, so a searching player's statistics are
+untouched) up to the end of the rule (procedure or trigger) that asked the decision, as
+``hexlore odds`` runs an action to its end. The outcome's columns are
 ``hexlore odds``' outcome specs (``UNIT.FIELD``, ``event:NAME(…).ARG``, ``SIDE.FIELD``…);
 without them, every unit, side and winner value that differs between outcomes. A column
 ``next`` says where each outcome stopped.
@@ -167,9 +168,10 @@ class _OptionTree(Tree):
     def run(self) -> dict[tuple, Fraction]:
         game = self.game
         game.use_dice(self.dealt)
-        asking = game.context.stack[-1]  # the rule that asked: its end is the horizon
-        game.drop_frames()
-        game.push_frame(asking)
+        if self.horizon != "stop":  # decisions answered: the end of the rule that asked is the horizon
+            asking = game.context.stack[-1]
+            game.drop_frames()
+            game.push_frame(asking)
         denominator, numerators = self._on(self.answer)
         return {value: Fraction(n, denominator) for value, n in numerators.items()}
 
