@@ -1,7 +1,7 @@
 """A game's position saved as a scenario test a designer can keep (issue 31, designer mode).
 
-A designer playtesting finds a position worth keeping ("the spider at F5, two figures left,
-attacked from F6"): :func:`position_test` writes it as a scenario test — ``given:`` every
+A designer playtesting finds a position worth keeping ("this unit at F5, weakened, attacked
+from F6"): :func:`position_test` writes it as a scenario test — ``given:`` every
 unit whose hex or fields differ from the scenario's start, then optionally ``do:`` an action
 with ``dice:`` forced faces and ``decisions:``, and ``expect:`` of what happened: the events
 and the values of the units and sides that changed. The expectation is found by running the
@@ -11,7 +11,7 @@ the rules change what that position gives. :func:`save_position_test` writes the
 with that test as a new YAML file (atomically, :mod:`hexlore.dsl.output_files`).
 
 What a test's ``given:`` cannot say is reported, not silently dropped (``notes``): sides'
-fields (lore, banners: a test's ``given`` sets units only), units that were not in the
+fields (a test's ``given`` sets units only), units that were not in the
 scenario's list, and units eliminated (given as set aside, ``hex: null``).
 """
 
