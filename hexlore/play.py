@@ -25,12 +25,10 @@ from typing import IO
 from rich.console import Console
 
 from .cli_output import escape
-from .look import Look, LookError, look_of
-from .play_view import board_text, odds_text, option_note, sides_text, subjects_text
-from .runtime.analysis.odds import OddsError
-from .runtime.analysis.odds_state import odds_of_option
-from .runtime.engine.game import RuntimeRuleError
 from .runtime.engine.policies import Decision, Policy
+
+# hexlore/play_view.py (the board, odds) is imported when a person plays, not by every ``run``
+# (tests/test_startup.py): it draws on the renderer and the odds engine
 
 #: the outcomes ``odds N`` may enumerate: a deterministic bound (docs/odds.md), about a second
 ODDS_BUDGET = 20_000
@@ -78,9 +76,11 @@ class GameWatch:
         self.game = None
         self.shown = 0
         self.view: PositionView | None = None
-        self.look = Look()
+        self.look = None
 
     def __call__(self, game) -> None:
+        from .look import Look, LookError, look_of
+
         self.game = game
         self.view = PositionView(game)
         try:
@@ -90,6 +90,8 @@ class GameWatch:
 
     def position(self) -> str:
         """What ``?`` shows: the units, the board as text, every side's fields and hand."""
+        from .play_view import board_text, sides_text
+
         if self.game is None or self.view is None:
             return "no view of the position here"
         return "\n\n".join([self.view.text(), board_text(self.game.state, self.look), sides_text(self.game)])
@@ -150,6 +152,8 @@ class HumanPolicy(Policy):
             self.watch.flush()
         if len(decision.options) == 1:
             return 0  # nothing to choose: say nothing, the log records it
+        from .play_view import option_note, subjects_text
+
         game = self.watch.game if self.watch is not None else None
         about = subjects_text(game) if game is not None else ""
         self.console.print(f"\n[bold]{escape(self.side)}[/bold] decides [bold]{escape(decision.name)}[/bold]"
@@ -212,6 +216,11 @@ class HumanPolicy(Policy):
 
     def odds(self, words: list[str], count: int) -> str:
         """``odds N``: what option N leads to, up to the next decision (docs/odds.md)."""
+        from .play_view import odds_text
+        from .runtime.analysis.odds import OddsError
+        from .runtime.analysis.odds_state import odds_of_option
+        from .runtime.engine.game import RuntimeRuleError
+
         if len(words) != 1 or not words[0].isdigit() or not 1 <= int(words[0]) <= count:
             return f"  odds of which option? type odds and a number from 1 to {count} (odds 1)"
         game = self.watch.game if self.watch is not None else None

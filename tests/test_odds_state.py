@@ -154,3 +154,52 @@ def test_json_carries_exact_fractions(loaded):
     assert data["decision"] == "melee_target" and data["side"] == "north" and data["label"] == "s_left2"
     total = sum(Fraction(row["probability"]) for row in data["rows"])
     assert total == 1
+
+
+# ---------------------------------------------------------------- on the command line
+def _odds(*args: str):
+    from click.testing import CliRunner
+
+    from hexlore.cli import main
+    return CliRunner().invoke(main, ["odds", SCENARIO, "--seed", "3", *args])
+
+
+def test_hexlore_odds_at_a_decision_of_a_game(loaded):
+    """``--at N --option K``: the game of the seed stepped to its Nth decision; the text and the
+    JSON give what the library gives there."""
+    game = stepped_to(loaded, "melee_target")
+    at = 1 + sum(1 for e in game.log if e["type"] == "decision" and e["options"] > 1)
+    expected = odds_of_option(game, 0, outcome=["s_left2.figures"])
+    done = _odds("--at", str(at), "--option", "1", "--outcome", "s_left2.figures", "--format", "json")
+    assert done.exit_code == 0, done.output
+    import json
+    data = json.loads(done.output)
+    assert (data["decision"], data["label"], data["at"], data["options"]) == ("melee_target", "s_left2", at,
+                                                                             ["s_left2", "s_centre2"])
+    assert {tuple(r["outcome"].values()): Fraction(r["probability"]) for r in data["rows"]} == \
+        expected.result.distribution
+    text = _odds("--at", str(at), "--option", "1")
+    assert text.exit_code == 0 and "odds of melee_target = s_left2 by north (decision" in text.output
+    assert "battle_back (south)" in text.output
+
+
+@pytest.mark.parametrize("args, code, words", [
+    (("--at", "5000", "--option", "1"), "O002", "the game ended before its decision #5000 (it had "),
+    (("--at", "1", "--option", "9"), "O002", "has 4 options, not 9"),
+    (("--at", "19", "--option", "1", "--budget", "2"), "O001", "too large to enumerate"),
+    (("--at", "1", "--option", "1", "--outcome", "spider.figurs"), "O003", "units have no field 'figurs'"),
+])
+def test_hexlore_odds_at_refuses_with_a_diagnostic(args, code, words):
+    done = _odds(*args)
+    assert done.exit_code == 1 and f"error[{code}]" in done.output and words in done.output
+    assert "Traceback" not in done.output
+
+
+@pytest.mark.parametrize("args, words", [
+    (("--at", "3"), "--at and --option go together"),
+    (("--at", "3", "--option", "1", "--action", "strike()"), "no --action, --test"),
+    ((), "--at N --option K"),
+])
+def test_hexlore_odds_at_usage(args, words):
+    done = _odds(*args)
+    assert done.exit_code == 2 and words in done.output

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
 
-from hexlore.runtime.analysis.odds import (DEFAULT_BUDGET, OddsResult, OddsRow, OutcomeSpec, _NoShuffle,
-                                           _NotEnumerable, _order, parse_outcome)
+from hexlore.runtime.analysis.odds import (BAD_ACTION, DEFAULT_BUDGET, OddsError, OddsResult, OddsRow, OutcomeSpec,
+                                           _NoShuffle, _NotEnumerable, _order, parse_outcome)
 from hexlore.runtime.analysis.odds_tree import TooManyOutcomes, Tree
 from hexlore.runtime.engine.bounds import MAX_LIST_ITEMS, GameOver
 from hexlore.runtime.engine.game import Game
@@ -84,6 +84,28 @@ def pending_choice(game: Game) -> Choice:
         raise ValueError("the game is not played in its resumable form: odds need its rules' frames "
                          "(step it with start()/apply(), or play(resumable=True))")
     return request
+
+
+def game_at(rules, scenario, at: int, seed: int | None = None) -> Game:
+    """The scenario's game (its players; ``seed``, else the scenario's) stepped to its ``at``-th
+    decision among several options (``hexlore odds SCENARIO --at N``). Raises
+    :class:`~.odds.OddsError` (``O002``) when the game ends first or cannot be stepped."""
+    if at < 1:
+        raise OddsError(BAD_ACTION, f"--at counts decisions from 1, got {at}", "e.g. --at 1", "--at")
+    game = Game(rules, scenario, seed=seed)
+    if game.compiled.not_resumable is not None:
+        raise OddsError(BAD_ACTION, f"these rules cannot be stopped at a decision: {game.compiled.not_resumable}",
+                        "ask the odds of an action instead (--action)", "--at")
+    request = game.start()
+    seen = 1 if request is not None else 0
+    while request is not None and seen < at:
+        request = game.apply()
+        seen += request is not None
+    if request is None:
+        raise OddsError(BAD_ACTION, f"the game ended before its decision #{at} (it had {seen})",
+                        "choose a smaller --at (hexlore run --log shows the decisions, those with options > 1)",
+                        "--at")
+    return game
 
 
 def odds_of_option(game: Game, index: int, *, outcome: list[str] | tuple[str, ...] = (),
