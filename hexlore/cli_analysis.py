@@ -147,7 +147,7 @@ def _odds_at(scenario: str, at: int, option: int, outcomes: list[str], horizon: 
     the sources, and what it is (for the title); a refusal exits with its diagnostic."""
     from . import api
     from .runtime.analysis.odds import BAD_ACTION, BUDGET_EXCEEDED, OddsError
-    from .runtime.analysis.odds_state import game_at, odds_of_option
+    from .runtime.analysis.odds_state import game_at, odds_of_option, pending_choice
     from .runtime.engine.game import RuntimeRuleError, ScenarioError
 
     loaded = api.open_scenario(scenario)
@@ -157,11 +157,12 @@ def _odds_at(scenario: str, at: int, option: int, outcomes: list[str], horizon: 
         game = game_at(loaded.rules, loaded.scenario, at, seed)
         count = len(game.legal_options())
         if option > count:
-            raise OddsError(BAD_ACTION, f"decision #{at} ({game.pending.name}) has {count} options, not {option}",
+            raise OddsError(BAD_ACTION, f"decision #{at} ({pending_choice(game).name}) has {count} options, "
+                            f"not {option}",
                             f"choose an --option from 1 to {count}", "--option")
         found = odds_of_option(game, option - 1, outcome=outcomes, decisions=horizon, budget=budget)
         if found.result is None:
-            raise OddsError(BUDGET_EXCEEDED, found.refused, "raise --budget, or ask with fewer dice to come "
+            raise OddsError(BUDGET_EXCEEDED, found.refused or "too large to enumerate", "raise --budget, or ask with fewer dice to come "
                             "(--horizon stop)")
     except OddsError as exc:
         _fail([exc.diagnostic], loaded.sources)

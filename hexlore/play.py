@@ -20,12 +20,15 @@ log written so far intact.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from rich.console import Console
 
 from .cli_output import escape
 from .runtime.engine.policies import Decision, Policy
+
+if TYPE_CHECKING:
+    from .look import Look
 
 # hexlore/play_view.py (the board, odds) is imported when a person plays, not by every ``run``
 # (tests/test_startup.py): it draws on the renderer and the odds engine
@@ -76,7 +79,7 @@ class GameWatch:
         self.game = None
         self.shown = 0
         self.view: PositionView | None = None
-        self.look = None
+        self.look: Look | None = None
 
     def __call__(self, game) -> None:
         from .look import Look, LookError, look_of

@@ -29,10 +29,11 @@ quickly. Beyond either the result says so (:attr:`OptionOdds.refused`) rather th
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from hexlore.runtime.analysis.odds import (BAD_ACTION, DEFAULT_BUDGET, OddsError, OddsResult, OddsRow, OutcomeSpec,
                                            _NoShuffle, _NotEnumerable, _order, parse_outcome)
@@ -128,7 +129,8 @@ def odds_of_option(game: Game, index: int, *, outcome: list[str] | tuple[str, ..
     since = len(game.log)
     label = game.events.shown(request.options[index])
     found = OptionOdds(request.name, request.side.name, index, label, decisions, None)
-    with game.exploring(_NoDice(), _NoShuffle()):
+    # a shuffle cannot be enumerated: _NoShuffle refuses it where a Random would shuffle
+    with game.exploring(_NoDice(), cast(random.Random, _NoShuffle())):
         tree = _OptionTree(game, request.options[index], lambda g: tuple(s.value(g, since) for s in specs),
                            {s.name for s in specs if s.kind == "event"}, budget, decisions,
                            None if max_seconds is None else time.process_time() + max_seconds)
