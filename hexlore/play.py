@@ -91,13 +91,14 @@ class GameWatch:
         except LookError:  # a bad look: the board in plain letters (check reports the look)
             self.look = Look()
 
-    def position(self) -> str:
-        """What ``?`` shows: the units, the board as text, every side's fields and hand."""
+    def position(self, viewer: str | None = None) -> str:
+        """What ``?`` shows: the units, the board as text, the game's and every side's fields,
+        and ``viewer``'s hand (every hand when None)."""
         from .play_view import board_text, sides_text
 
         if self.game is None or self.view is None:
             return "no view of the position here"
-        return "\n\n".join([self.view.text(), board_text(self.game.state, self.look), sides_text(self.game)])
+        return "\n\n".join([self.view.text(), board_text(self.game.state, self.look), sides_text(self.game, viewer)])
 
     @property
     def log(self) -> list[dict]:
@@ -191,7 +192,7 @@ class HumanPolicy(Policy):
         """The option an answer picks, or None (having said why) to ask again."""
         count = len(decision.options)
         if answer == "?":
-            shown = self.watch.position() if self.watch is not None else "no view of the position here"
+            shown = self.watch.position(self.side) if self.watch is not None else "no view of the position here"
             self.console.print(escape(shown), highlight=False)
             return None
         words = answer.split()

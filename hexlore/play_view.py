@@ -141,22 +141,35 @@ def _is_definition(value) -> bool:
     return hasattr(value, "kind") and hasattr(value, "title") and hasattr(value, "values")
 
 
-def sides_text(game) -> str:
-    """Every field the rules declare for each side; a list of cards (a hand) one card a line
-    with its text."""
-    lines = []
-    for side in game.state.sides:
+def sides_text(game, viewer: str | None = None) -> str:
+    """The game's fields, then every field the rules declare for each side. A list of cards
+    (a hand) is shown card by card with its text to its own side (``viewer``; every side when
+    None, hot-seat), to the others as a count, as the game's lists of cards (a deck) are."""
+    state = game.state
+    lines = ["game: " + ", ".join(_field(game, name, value) for name, value in state.game.items())]
+    for side in state.sides:
+        own = viewer is None or viewer == side.name
         plain, held = [], []
         for name, value in side.f.items():
-            if isinstance(value, list) and value and all(_is_definition(v) for v in value):
+            if own and _cards(value):
                 held.append((name, value))
             else:
-                plain.append(f"{_safe(name)} {_safe(_shown(game, value))}")
+                plain.append(_field(game, name, value))
         lines.append(f"{_safe(side.name)}: " + (", ".join(plain) if plain else "(no side fields)"))
         for name, cards in held:
             lines.append(f"  {_safe(name)} ({len(cards)}):")
             lines.extend(f"    {definition_text(c, game)}" for c in cards)
     return "\n".join(lines)
+
+
+def _cards(value) -> bool:
+    return isinstance(value, list) and bool(value) and all(_is_definition(v) for v in value)
+
+
+def _field(game, name: str, value) -> str:
+    if _cards(value):  # a deck, or another side's hand: how many, not which
+        return f"{_safe(name)} {len(value)} card(s)"
+    return f"{_safe(name)} {_safe(_shown(game, value))}"
 
 
 def option_note(option, game) -> str:

@@ -127,7 +127,8 @@ def test_the_board_sides_cards_units_and_odds_in_a_real_terminal(terminal):
     assert "   .     f     .     .     .   nSPI1" in screen  # the spider on G4, the forest on C4
     assert "sides: n north, s south" in screen
     assert "north: orders_left 0, banners 0, lore 0, order_faces []" in screen
-    assert "    scout_left \u2014 Reconnaissance \u00e0 gauche (section: left, units: 1)" in screen  # south's hand
+    assert "    attack_centre \u2014 Attaque au centre (section: centre, units: 3)" in screen  # north's own hand
+    assert "south: orders_left 0, banners 0, lore 0, hand 4 card(s), order_faces []" in screen  # not south's
     terminal.keys("odds 9", "Enter")
     terminal.wait_for("odds of which option? type odds and a number from 1 to 4 (odds 1)")
     assert "terrain: . plain, r river, f forest, h hill" in screen

@@ -92,11 +92,16 @@ def test_every_side_field_and_the_hand(small):
     side = small.state.side("north")
     side.f["hand"] = [small.rules.definitions["sneaky"], small.rules.definitions["scout_left"]]
     side.f["lore"] = 2
+    small.state.game["command_deck"] = [small.rules.definitions["scout_left"]] * 3
     text = sides_text(small)
-    north = text[:text.index("south:")]
+    assert text.startswith("game: round 0, turn 0, active none, command_deck 3 card(s), discard [], phase none, ")
+    north = text[text.index("north:"):text.index("south:")]
     assert north.startswith("north: orders_left 0, banners 0, lore 2, order_faces []\n  hand (2):\n")
     assert "    sneaky \u2014 [bold red]Charge[/]" in north
     assert "    scout_left \u2014 Reconnaissance à gauche (section: left, units: 1)" in north
+    # another side's hand is a count, as a deck is
+    assert "north: orders_left 0, banners 0, lore 2, hand 2 card(s), order_faces []" in sides_text(small, "south")
+    assert "  hand (2):" in sides_text(small, "north")
 
 
 def test_a_board_too_large_is_refused_in_one_line(tmp_path):
