@@ -11,7 +11,8 @@ for the rules' default, else the option the rules prefer (the highest ``prefer``
 greedy player takes); ``?`` shows the position (:class:`PositionView`: every unit on the board,
 with what changed in it since the game began; the board as text, each side's fields and hand,
 hexlore/play_view.py); ``odds N`` the exact distribution of what option N leads to
-(hexlore/runtime/analysis/odds_state.py). Each question names the units it is about and each
+(hexlore/runtime/analysis/odds_state.py); ``save FILE`` writes the position as a scenario test
+(hexlore/runtime/analysis/position_test.py). Each question names the units it is about and each
 option what it is (a card's text, a unit's type and hex). A wrong answer is explained and asked again;
 the end of the input (or Ctrl-D) abandons the game cleanly (:class:`Abandoned`), with the
 log written so far intact.
@@ -199,6 +200,9 @@ class HumanPolicy(Policy):
         if words and words[0].lower() == "odds":
             self.console.print(escape(self.odds(words[1:], count)), highlight=False)
             return None
+        if words and words[0].lower() == "save":
+            self.console.print(escape(self.save(answer.split(None, 1)[1:], decision)), highlight=False)
+            return None
         if answer == "":
             enter = enter_choice(decision)
             if enter is not None:
@@ -234,6 +238,31 @@ class HumanPolicy(Policy):
             return odds_text(odds_of_option(game, int(words[0]) - 1, budget=ODDS_BUDGET))
         except (ValueError, OddsError, RuntimeRuleError) as exc:
             return f"  no odds for this option: {exc}"
+
+
+    def save(self, words: list[str], decision: Decision) -> str:
+        """``save FILE``: the position as a scenario test in a new scenario file (never over the
+        scenario or its packs), to keep and run with ``hexlore test``."""
+        from .cli_files import clashes
+        from .dsl.output_files import OutputError
+        from .runtime.analysis.position_test import save_position_test
+
+        game = self.watch.game if self.watch is not None else None
+        if game is None or not words or not words[0].strip():
+            return "  save where? type save and a file name (save kept.yaml)"
+        target = words[0].strip()
+        inputs = [game.scenario.path] + [str(s) for s in game.rules.sources]
+        clash = clashes({"save": target}, inputs)
+        if clash:
+            return f"  not saved: {clash[0].message}"
+        name = f"{self.side} to decide {decision.name}, round {game.state.game.get('round')}"
+        try:
+            found = save_position_test(game, target, name)
+        except (OutputError, ValueError, OSError) as exc:
+            return f"  not saved: {exc}"
+        notes = "".join(f"\n  note: {n}" for n in found.notes)
+        return (f"  saved the position as the test '{name}' in {target} ({len(found.test['given'])} unit(s) "
+                f"given); run it with hexlore test {target}{notes}")
 
 
 def enter_choice(decision: Decision) -> int | None:
