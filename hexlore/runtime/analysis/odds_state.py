@@ -209,7 +209,7 @@ class _OptionTree(Tree):
             return self._branch(stopped)
         self.ends += 1
         if stopped.__class__ is Choice:
-            where = f"{stopped.name} ({stopped.side.name})"
+            where = f"{stopped.name} ({getattr(stopped.side, 'name', stopped.side)})"
         else:
             where = "game over" if game.over else "end of the rule"
             game.drop_frames()
