@@ -49,10 +49,10 @@ _ENGINE = "hexlore.runtime.engine"
 #: the strongly connected components allowed for now, by the modules (or packages) in them; each
 #: is to be removed by the work named beside it, and this list only shrinks
 KNOWN_CYCLES: list[frozenset[str]] = [
-    # the code generator's modules use each other; it moves to the compiler side (branch backend)
-    frozenset(f"{_ENGINE}.compiled.{m}" for m in ("expressions", "program", "resumable", "statements")),
-    # runtime.engine <-> runtime.engine.compiled (branch backend), and <-> runtime.engine.builtins:
-    # the built-ins read the game's state and bounds, and the game makes the built-ins
+    # runtime.engine <-> runtime.engine.compiled (what is left of the generated code's runtime:
+    # program.py, support.py, locate.py use the engine's bounds and state, and game.py uses them)
+    # and <-> runtime.engine.builtins (the built-ins read the game's state and bounds, and the
+    # game makes the built-ins)
     frozenset({_ENGINE, f"{_ENGINE}.builtins", f"{_ENGINE}.compiled"}),
     # the modules that make up a Game are typed against Game (under TYPE_CHECKING) while game.py
     # imports them: a typed view of the Game each reads, in a module of its own, removes it
