@@ -41,7 +41,7 @@ def local_types(rules: RuleSet, module: ast.Module | None, line: int) -> dict[st
 
 def _fields(rules: RuleSet, kind: str | None) -> list[types.CompletionItem]:
     kinds = [rules.kinds[kind]] if kind in rules.kinds else list(rules.kinds.values())
-    items = {}
+    items: dict[str, types.CompletionItem] = {}
     for k in kinds:
         for name, spec in k.fields.items():
             items.setdefault(name, types.CompletionItem(label=name, kind=Kind.Field,

@@ -13,7 +13,7 @@ import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Mapping
 
 from hexlore.compiler import ir
 from hexlore.compiler.model import FaceSpec, RuleSet
@@ -79,7 +79,7 @@ class Game:
 
     def __init__(self, rules: RuleSet, scenario, seed: int | None = None,
                  decisions: dict | None = None, forced_dice: list | None = None,
-                 log_file: LogSink | None = None, policies: dict[str, str | Policy] | None = None,
+                 log_file: LogSink | None = None, policies: Mapping[str, str | Policy] | None = None,
                  tolerate_problems: bool = False, roller: DiceSource | None = None, cast: Cast | None = None):
         """Set the game up; a scenario that does not fit the packs raises :class:`ScenarioError`.
 

@@ -105,9 +105,9 @@ class ScenarioBuilder:
         terrain = self.terrain(board)
         sides, side_names = self.sides(board)
         units, unit_ids = self.units(board, side_names)
-        starts = {u.id: u.hex for u in units if u.hex is not None}
-        if len(starts) + sum(u.off_board for u in units) < len(unit_ids.names):
-            starts = None  # some starting hexes are unknown: stacking after 'given' is not checkable
+        placed = {u.id: u.hex for u in units if u.hex is not None}
+        # None: some starting hexes are unknown, so stacking after 'given' is not checkable
+        starts = placed if len(placed) + sum(u.off_board for u in units) >= len(unit_ids.names) else None
         tests: list[ScenarioTest] = []
         raw_tests = d.get("tests")
         if self.intact("tests") and isinstance(raw_tests, list):
