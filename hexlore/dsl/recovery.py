@@ -78,7 +78,7 @@ _CLOSERS = {"LPAR": "RPAR", "LSQB": "RSQB"}
 class ParseOutcome:
     """The parse tree (None only if nothing could be recovered) and what went wrong."""
 
-    tree: object | None
+    tree: Tree | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     skipped: set[str] = field(default_factory=set)  # names in text that recovery dropped
 

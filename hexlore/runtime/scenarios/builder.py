@@ -218,7 +218,7 @@ class ScenarioBuilder:
         occupied: dict[Hex, str] = {}
         for i, u in enumerate(raw):
             uid = self.declare(known, u, ("units", i, "id"), "unit id")
-            if not self.sound("units", i, ("id", "type", "side", "hex")):
+            if not self.sound("units", i, ("id", "type", "side", "hex")) or uid is None:  # sound: uid is set
                 continue
             if side_names.lacks(u["side"]):
                 self.fail(UNKNOWN_SIDE, unknown_side_message(uid, u["side"]), ("units", i, "side"),
@@ -253,7 +253,7 @@ class ScenarioBuilder:
                 given[uid]["hex"] = self.hex(board, overrides["hex"], base + ("given", uid, "hex"))
                 if given[uid]["hex"] is not None:
                     moved[uid] = base + ("given", uid, "hex")
-        if starts is not None and moved:
+        if starts is not None and moved and board is not None:  # moved: there is a board
             self.stacked_after_given(board, starts, given, moved)
 
         expect = dict(t["expect"])
