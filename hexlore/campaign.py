@@ -353,16 +353,17 @@ def _sheet_lock(campaign: Campaign):
 
 def _play_locked(path, seed, adventure, log_file, on_result):
     opened = open_campaign(path)  # under the lock: the history read now is the one to extend
-    if not opened.ok:
+    campaign, sheet = opened.campaign, opened.sheet
+    if not opened.ok or campaign is None or sheet is None:  # ok: both are there
         return None, opened.diagnostics, opened.sources
-    adventures = opened.campaign.adventures
+    adventures = campaign.adventures
     if adventure is not None:
         if not 1 <= adventure <= len(adventures):
             raise CampaignUsageError(f"the campaign has {len(adventures)} adventure(s); "
                                      f"there is no adventure {adventure}")
         todo = [adventures[adventure - 1]]
     else:
-        played = opened.sheet.played({a.number: _name(a, opened.adventures[a.index]) for a in adventures})
+        played = sheet.played({a.number: _name(a, opened.adventures[a.index]) for a in adventures})
         todo = [a for a in adventures if a.number not in played]
     results: list[AdventureResult] = []
     for a in todo:

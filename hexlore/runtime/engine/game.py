@@ -610,7 +610,7 @@ class Game:
             raise RuntimeRuleError(error(RULE_ERROR, "the packs declare no 'game': nothing to play",
                                          self.scenario.path, Span(), "add 'game NAME { round { … } }'"))
         limit = self._round_limit(max_rounds)
-        searchers = [p.name for p in self.policies.values() if isinstance(p, SearchPolicy)]
+        searchers = [p.name for p in self.policies.values() if getattr(p, "needs_forks", False)]
         if resumable or searchers:
             if self.compiled.not_resumable is not None:
                 if searchers:
@@ -676,18 +676,17 @@ class Game:
         except GameOver:
             return None
         except RuleError as exc:
-            located = rule_error(exc)
-            origin = located.origin or ir.NOWHERE
+            origin = (rule_error(exc) or exc).origin or ir.NOWHERE  # a RuleError comes back located, never None
             raise RuntimeRuleError(error(exc.code, str(exc), origin.file, origin.span, exc.hint)) from exc
         except RecursionError as exc:
             raise RuntimeRuleError(error(RULE_ERROR, "rules nested too deeply", self.scenario.path,
                                          Span())) from exc
         except (TypeError, ValueError, KeyError, AttributeError, IndexError, ZeroDivisionError) as exc:
-            located = rule_error(exc)
-            if located is not None:  # a failure of the rules' own code, at the rule that failed
-                origin = located.origin or ir.NOWHERE
-                raise RuntimeRuleError(error(located.code, str(located), origin.file, origin.span,
-                                             located.hint)) from exc
+            found = rule_error(exc)
+            if found is not None:  # a failure of the rules' own code, at the rule that failed
+                origin = found.origin or ir.NOWHERE
+                raise RuntimeRuleError(error(found.code, str(found), origin.file, origin.span,
+                                             found.hint)) from exc
             # the compiler should have caught this; report it rather than crash
             raise RuntimeRuleError(error(RULE_ERROR, f"rules failed at run time: {exc!r}",
                                          self.scenario.path, Span(),
