@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from .compiler import compile_packs
@@ -42,6 +43,7 @@ __all__ = ["Loaded", "open_scenario", "check", "run", "render", "test", "compile
 
 def __getattr__(name: str) -> Any:
     """The runtime's public names (``api.Game``…), imported on first use."""
+    module: ModuleType | None
     if name in ("Game", "GameResult", "RuntimeRuleError"):
         from .runtime.engine import game as module
     elif name == "Policy":
@@ -190,6 +192,8 @@ class PositionRecorder(Protocol):
 
     def watch(self, state: GameState, events: EventLog | None = None) -> None: ...
 
+    def write(self, text: str, /) -> object: ...
+
     def finish(self) -> None: ...
 
 
@@ -213,10 +217,11 @@ def run(name: str | Loaded, seed: int | None = None, log_file=None, max_rounds: 
     if not loaded.playable:
         return None, loaded.diagnostics, loaded.sources
     warnings = loaded.play_warnings()
+    scenario, rules = loaded.parts()
     try:
         if recorder is not None:
             recorder.inner = log_file
-        game = Game(loaded.rules, loaded.scenario, seed=seed, policies=policies,
+        game = Game(rules, scenario, seed=seed, policies=policies,
                     log_file=recorder if recorder is not None else log_file)
         if watch is not None:
             watch(game)
@@ -244,20 +249,21 @@ def render(name: str, seed: int | None = None, rounds: int = 0,
     loaded = open_scenario(name)
     if not loaded.playable:  # a problem inside the tests does not change the position
         return None, loaded.diagnostics, loaded.sources
-    too_large = board_problem(loaded.scenario, Severity.ERROR)
+    scenario, rules = loaded.parts()
+    too_large = board_problem(scenario, Severity.ERROR)
     if too_large is not None:  # refused before a round is played or a byte drawn
         return None, [too_large], loaded.sources
     try:  # before playing: a bad look is found in the time it takes to read it
-        look = look_of(loaded.rules)
+        look = look_of(rules)
     except LookError as exc:
         return None, exc.diagnostics, {**loaded.sources, **exc.sources}
     try:
-        game = Game(loaded.rules, loaded.scenario, seed=seed, policies=policies)
+        game = Game(rules, scenario, seed=seed, policies=policies)
         if rounds > 0:
             game.play(rounds)
     except RuntimeRuleError as exc:
         return None, [exc.diagnostic], loaded.sources
-    title = loaded.scenario.name + (f", after round {game.state.game['round']}" if rounds > 0 else "")
+    title = scenario.name + (f", after round {game.state.game['round']}" if rounds > 0 else "")
     return board_svg(game.state, title, look=look), loaded.play_warnings(), loaded.sources
 
 
@@ -302,11 +308,14 @@ def _scenario_tests(loaded: Loaded, name: str | None) -> tuple[list[TestOutcome]
     chosen = {t.index for t in tests} | ({-1} | set(problems) if wanted is None else set())
     shown = sorted((d for d in loaded.diagnostics if loaded.test_of(d) is None or loaded.test_of(d) in chosen),
                    key=Diagnostic.sort_key)
+    if scenario is None:  # nothing could be read: no tests to report either
+        return [], shown
     if not loaded.playable:
         errors = sum(d.is_error and loaded.test_of(d) is None for d in loaded.diagnostics)
         reason = f"not run: the scenario has {errors} error(s) outside its tests (above)"
         return [TestOutcome(scenario.path, t.name, False, [reason], span=t.span) for t in tests], shown
     shown = [d for d in shown if d.is_error]  # a playable scenario: only its tests' errors (check shows the rest)
+    _, rules = loaded.parts()
     outcomes = []
     built = {t.index for t in scenario.tests}
     for t in tests:
@@ -314,7 +323,7 @@ def _scenario_tests(loaded: Loaded, name: str | None) -> tuple[list[TestOutcome]
             outcomes.append(TestOutcome(scenario.path, t.name, False, [_failure(d) for d in problems[t.index]],
                                         span=t.span))
         else:
-            outcomes.append(run_test(loaded.rules, scenario, t))
+            outcomes.append(run_test(rules, scenario, t))
     if wanted is None:  # tests whose YAML is too broken to be read: failed, named by their place
         for i in sorted(i for i in problems if i >= 0 and i not in built):
             outcomes.append(TestOutcome(scenario.path, f"test {i + 1} of tests:", False,
@@ -352,12 +361,13 @@ def odds(scenario: str, action, outcome: list[str] | str | None = None, policy: 
     loaded = open_scenario(scenario)
     if not loaded.playable:
         return None, loaded.diagnostics, loaded.sources
+    played, rules = loaded.parts()
     try:
         g, acts, dec = {}, action, {}
         if test is not None:
-            found = [t for t in loaded.scenario.tests if t.name == test]
+            found = [t for t in played.tests if t.name == test]
             if not found:
-                names = [t.name for t in loaded.scenario.tests]
+                names = [t.name for t in played.tests]
                 raise engine.OddsError(engine.BAD_ACTION, f"the scenario has no test named {test!r}",
                                        f"tests: {', '.join(names) or 'none'}", "--test")
             t = found[0]
@@ -377,7 +387,7 @@ def odds(scenario: str, action, outcome: list[str] | str | None = None, policy: 
         dec.update(engine.parse_mapping(decisions, "--decisions") if isinstance(decisions, str) else
                    (decisions or {}))
         specs = [outcome] if isinstance(outcome, str) else list(outcome or [])
-        question = engine.Question(loaded.rules, loaded.scenario, actions, g, dec, policy, specs)
+        question = engine.Question(rules, played, actions, g, dec, policy, specs)
         if samples:
             return engine.sample_odds(question, samples, seed), [], loaded.sources
         return engine.enumerate_odds(question, budget), [], loaded.sources
@@ -415,13 +425,14 @@ def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", s
     loaded = open_scenario(scenario)
     if not loaded.playable:  # problems inside the tests do not stop the games
         return None, loaded.diagnostics, loaded.sources
-    path = loaded.scenario.path
-    problem = _bad_players(policies, [s.name for s in loaded.scenario.sides])
+    played, _ = loaded.parts()
+    path = played.path
+    problem = _bad_players(policies, [s.name for s in played.sides])
     if problem is not None:
         return None, [error("O006", problem, "--policy", Span(),
                             "write SIDE=POLICY with a side of the scenario (or 'all') and one of random, "
                             "greedy, first, mcts, mcts:N, rollout, rollout:N")], loaded.sources
-    policies = _every_side(policies, [s.name for s in loaded.scenario.sides])
+    policies = _every_side(policies, [s.name for s in played.sides])
     jobs = [backends.make_job(path, loaded.sources, [], seed, max_rounds, policies)]
     variant = None
     if vs:
@@ -435,19 +446,20 @@ def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", s
         if not variant.playable:
             return None, variant.diagnostics, {**loaded.sources, **variant.sources}
         jobs.append(backends.make_job(vpath, variant.sources, extra, seed, max_rounds,
-                                      _every_side(policies, [s.name for s in variant.scenario.sides])))
+                                      _every_side(policies, [s.name for s in variant.parts()[0].sides])))
     timing = backends.SweepTiming()
     try:
         results = backends.run_jobs(jobs, games, workers, backend, address, progress, timing)
     except backends.SweepSetupError as exc:
         return None, [error("O005", str(exc), "--backend", Span(), "see docs/odds.md, 'Sweeps'")], loaded.sources
-    sides = [s.name for s in loaded.scenario.sides]
+    sides = [s.name for s in played.sides]
     report = {"scenario": path, "seed": seed, "backend": backend, "workers": workers, "timing": timing.to_json(),
-              **stats.summarize(results[0], sides, stats.fielded(loaded.scenario))}
+              **stats.summarize(results[0], sides, stats.fielded(played))}
     if variant is not None:
-        vsides = [s.name for s in variant.scenario.sides]
-        report["variant"] = {"name": vs if isinstance(vs, str) else list(vs),
-                             **stats.summarize(results[1], vsides, stats.fielded(variant.scenario))}
+        vplayed, _ = variant.parts()
+        vsides = [s.name for s in vplayed.sides]
+        report["variant"] = {"name": vs if isinstance(vs, str) else list(vs or ()),
+                             **stats.summarize(results[1], vsides, stats.fielded(vplayed))}
         report["comparison"] = stats.compare(results[0], results[1], sides)
     return report, [], loaded.sources
 

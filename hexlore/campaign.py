@@ -215,8 +215,9 @@ def check_sheet(path: str | Path) -> tuple[list[Diagnostic], dict[str, Source]]:
 def _values(game: Game, names: list[str], ids: frozenset[str]) -> dict[str, dict[str, Any]]:
     """The campaign fields of the game's campaign units, as the sheet keeps them."""
     st = game.state
+    units = game.cast.units if game.cast is not None else []
     return {cu.id: {n: stored(st.units[cu.id].f.get(n), ids, st.board) for n in names}
-            for cu in game.cast.units if cu.id in st.units}
+            for cu in units if cu.id in st.units}
 
 
 def _name(adventure: Adventure, loaded: Loaded | None) -> str:
@@ -234,6 +235,9 @@ def play_adventure(opened: OpenedCampaign, adventure: Adventure, seed: int | Non
     """
     campaign = opened.campaign
     loaded = opened.adventures[adventure.index]
+    if campaign is None or loaded is None:
+        raise ValueError("play_adventure needs a campaign opened without errors (OpenedCampaign.ok)")
+    scenario, rules = loaded.parts()
     sheet, diags = load_sheet(campaign.sheet_path())
     if sheet is None:
         return None, diags
@@ -242,13 +246,13 @@ def play_adventure(opened: OpenedCampaign, adventure: Adventure, seed: int | Non
     cast = _cast(campaign, sheet, adventure, problems)
     if problems:
         return None, problems
-    seed = seed if seed is not None else adventure.seed if adventure.seed is not None else loaded.scenario.seed
+    seed = seed if seed is not None else adventure.seed if adventure.seed is not None else scenario.seed
     name = _name(adventure, loaded)
     try:
-        game = Game(loaded.rules, loaded.scenario, seed=seed, log_file=log_file, cast=cast)
+        game = Game(rules, scenario, seed=seed, log_file=log_file, cast=cast)
     except ScenarioError as exc:
         return None, exc.diagnostics
-    fields = [n for n, f in loaded.rules.kinds["unit"].fields.items() if f.campaign]
+    fields = [n for n, f in rules.kinds["unit"].fields.items() if f.campaign]
     before = _values(game, fields, cast.sheet_ids)
     if log_file is not None:
         log_file.write(json.dumps({"type": "adventure", "number": adventure.number, "adventure": name,
@@ -349,16 +353,17 @@ def _sheet_lock(campaign: Campaign):
 
 def _play_locked(path, seed, adventure, log_file, on_result):
     opened = open_campaign(path)  # under the lock: the history read now is the one to extend
-    if not opened.ok:
+    campaign, sheet = opened.campaign, opened.sheet
+    if not opened.ok or campaign is None or sheet is None:  # ok: both are there
         return None, opened.diagnostics, opened.sources
-    adventures = opened.campaign.adventures
+    adventures = campaign.adventures
     if adventure is not None:
         if not 1 <= adventure <= len(adventures):
             raise CampaignUsageError(f"the campaign has {len(adventures)} adventure(s); "
                                      f"there is no adventure {adventure}")
         todo = [adventures[adventure - 1]]
     else:
-        played = opened.sheet.played({a.number: _name(a, opened.adventures[a.index]) for a in adventures})
+        played = sheet.played({a.number: _name(a, opened.adventures[a.index]) for a in adventures})
         todo = [a for a in adventures if a.number not in played]
     results: list[AdventureResult] = []
     for a in todo:

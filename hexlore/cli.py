@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -24,6 +24,8 @@ from .cli_analysis import _parse_policies, odds as _odds, sweep as _sweep
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from .compiler.graph import EventTriggerGraph
 
 #: ``report.FORMATS`` and (in cli_analysis) ``runtime.engine.policies.POLICY_NAMES``, spelt out
 #: so that ``--help`` imports neither (tests/test_startup.py keeps them equal)
@@ -154,7 +156,7 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
     from .cli_files import refuse_outputs_over_inputs, scenario_inputs
 
     refuse_outputs_over_inputs({"--log": log_path, "--html": html_path}, scenario_inputs(loaded.sources))
-    sides = [s.name for s in loaded.scenario.sides]
+    sides = [s.name for s in loaded.parts()[0].sides]
     for side in policy_options:
         if side not in sides:
             raise click.BadParameter(f"'{side}' is not a side of this scenario (its sides: "
@@ -189,7 +191,7 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
     if watch is not None:
         watch.flush()
     written = True
-    if recorder is not None and recorder.state is not None:  # a replay of what was played, even a failed game
+    if recorder is not None and html_path is not None and recorder.state is not None:  # a replay of what was played, even a failed game
         written = _write_replay(html_path, loaded, recorder, seed, console)
     if result is None:
         failures = [d for d in diagnostics if d not in warnings]
@@ -405,7 +407,7 @@ def graph(packs: tuple[str, ...], fmt: str) -> None:
         # a pack named on the command line that does not exist is misuse, as a missing file is for check
         sys.exit(USAGE if any(d.code == PACK_NOT_FOUND and d.file == "<command line>" for d in rules.diagnostics)
                  else code)
-    g = rules.graph
+    g = cast("EventTriggerGraph", rules.graph)  # compile_packs sets it on every rule set that compiled
     if fmt == "json":
         click.echo(g.dumps())
         return

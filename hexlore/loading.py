@@ -86,6 +86,13 @@ class Loaded:
         return self.scenario is not None and self.rules is not None and \
             not any(d.is_error and self.test_of(d) is None for d in self.diagnostics)
 
+    def parts(self) -> tuple[Scenario, RuleSet]:
+        """The scenario and its rules, for a caller that checked ``ok`` or ``playable`` first
+        (which say both are there, in a way a type checker cannot follow)."""
+        if self.scenario is None or self.rules is None:
+            raise ValueError("the scenario could not be loaded: check Loaded.playable before playing it")
+        return self.scenario, self.rules
+
     def test_of(self, d: Diagnostic) -> int | None:
         """The index of the test whose YAML holds ``d`` (-1: the ``tests:`` section itself, not
         inside one test), or None when ``d`` lies outside ``tests:`` or in another file."""
@@ -343,7 +350,8 @@ def open_variant(name: str, extra_packs: list[str] | tuple[str, ...] = ()) -> Lo
     loaded = open_scenario(name)
     if not extra_packs or not loaded.playable:
         return loaded
-    path = Path(loaded.scenario.path)
+    scenario, _ = loaded.parts()
+    path = Path(scenario.path)
     outside = [p for p in extra_packs if confine(p, command_line_root(p)) is None]
     if outside:  # a variant that is a link leading out of the project is not read
         loaded.diagnostics.append(error("C023", f"'{outside[0]}' leads outside the project root; it is not read",
@@ -355,14 +363,14 @@ def open_variant(name: str, extra_packs: list[str] | tuple[str, ...] = ()) -> Lo
         loaded.diagnostics.append(error(NO_SUCH_FILE, f"no pack file '{missing[0]}'", missing[0], Span(),
                                         "a variant is a .lore pack that overrides definitions"))
         return loaded
-    requests = [str(path.parent / p) if p.endswith(".lore") else p for p in loaded.scenario.packs]
+    requests = [str(path.parent / p) if p.endswith(".lore") else p for p in scenario.packs]
     rules = compile_packs(requests + [str(Path(p).resolve()) for p in extra_packs], search_paths_for(path))
     loaded.rules = rules
     loaded.sources.update(rules.sources)
     loaded.diagnostics = list(rules.diagnostics)  # the base compiled cleanly: its notes are superseded
     if rules.ok:
         try:
-            Game(rules, loaded.scenario)
+            Game(rules, scenario)
         except ScenarioError as exc:
             loaded.diagnostics.extend(exc.diagnostics)
     return loaded

@@ -13,7 +13,7 @@ import os
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import IO, Mapping
+from typing import IO, Any, Mapping
 
 from .dsl.diagnostics import Diagnostic, Severity, Source, dumps_json, json_safe, printable
 
@@ -210,7 +210,7 @@ def _rule(code: str) -> dict:
     title, _ = rule_catalogue().get(code, ("", code.lower()))
     short = title[:1].upper() + title[1:] if title else f"{family[:1].upper()}{family[1:]} {code}"
     description, text, markdown = rule_help(code)
-    rule = {
+    rule: dict[str, Any] = {
         "id": code,
         "name": "".join(w.capitalize() for w in re.findall(r"[A-Za-z0-9]+", short)) or code,
         "shortDescription": {"text": short},

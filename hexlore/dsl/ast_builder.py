@@ -33,8 +33,9 @@ def _span(at: At) -> Span:
 
 
 def _token_span(token: Token) -> Span:
-    end_col = token.end_column or (token.column + len(token))
-    return Span(token.line, token.column, token.end_line or token.line, end_col)
+    line, column = token.line or 1, token.column or 1  # Lark types them Optional; its lexer sets them
+    end_col = token.end_column or (column + len(token))
+    return Span(line, column, token.end_line or line, end_col)
 
 
 def meta_at(meta) -> At:

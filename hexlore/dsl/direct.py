@@ -32,6 +32,7 @@ from operator import itemgetter
 from typing import Callable
 
 from lark import Lark, Tree
+from lark.grammar import Terminal
 
 from . import ast
 from .ast_builder import RULE_METHODS, AstBuilder
@@ -72,7 +73,7 @@ def _plans(parser: Lark) -> tuple[tuple, ...]:
         pending = 0
         for i, sym in enumerate(rule.expansion):
             pending += nones[i]
-            if sym.is_term:
+            if isinstance(sym, Terminal):  # is_term: what a Terminal says it is
                 if keep_all or not sym.filter_out:
                     include.append((i, _TOKEN, pending))
                     pending = 0
@@ -127,8 +128,8 @@ class _Reducers:
             if child.__class__ is not tuple:  # a token a ?rule left in place of itself
                 at = (child.line, child.column, child.end_line, child.end_column)
                 return (method(self.builder, at, child), *at, 2)
-            at = None if child[1] is None else child[1:5]
-            return (method(self.builder, at, child[0]), *child[1:5], child[5] + 1)
+            where = None if child[1] is None else child[1:5]
+            return (method(self.builder, where, child[0]), *child[1:5], child[5] + 1)
 
         return reduce
 
@@ -155,7 +156,7 @@ class _Reducers:
                     else:
                         end_line, end_column = v.end_line, v.end_column
                         break
-            children = []
+            children: list = []
             height = 1 if trailing else 0
             for i, mode, nones in include:
                 if nones:

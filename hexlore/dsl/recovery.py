@@ -16,6 +16,7 @@ import bisect
 import contextvars
 import functools
 import re
+from collections.abc import Sequence
 from copy import copy
 from dataclasses import dataclass, field
 
@@ -77,7 +78,7 @@ _CLOSERS = {"LPAR": "RPAR", "LSQB": "RSQB"}
 class ParseOutcome:
     """The parse tree (None only if nothing could be recovered) and what went wrong."""
 
-    tree: object | None
+    tree: Tree | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     skipped: set[str] = field(default_factory=set)  # names in text that recovery dropped
 
@@ -238,6 +239,17 @@ def _error_offset(exc: UnexpectedInput, text: str) -> int:
     return len(text) if pos is None else pos
 
 
+def _start(token: Token) -> int:
+    """Where ``token`` starts in the text. Lark types a token's places Optional (a token made
+    by hand may have none); every token its lexer hands over has them, so 0 is never used."""
+    return token.start_pos or 0
+
+
+def _place(token: Token) -> tuple[int, int]:
+    """``token``'s line and column (1-based; see :func:`_start` for why they are never None)."""
+    return token.line or 1, token.column or 1
+
+
 def _line_start(text: str, offset: int) -> int:
     return text.rfind("\n", 0, offset) + 1
 
@@ -345,6 +357,7 @@ def _plan(state, token: Token) -> tuple[int, int] | None:
     expression. Braces and the end of file keep as much as they can.
     """
     rbrace = Token.new_borrow_pos("RBRACE", "}", token)
+    depths: Sequence[int]
     word = token.type not in ("RBRACE", "LBRACE", "$END", "ELSE")
     if word:
         depths = _boundaries(state)
@@ -459,7 +472,7 @@ def _resynchronise(parser: Lark, exc: UnexpectedInput, source: Source, state, th
     at_error = token is not None and token.type != "$END" and (
         token.type == "RBRACE" or not text[_line_start(text, offset):offset].strip())
     if swallowed is not None:
-        offset, at_error = swallowed.start_pos, True
+        offset, at_error = _start(swallowed), True
         skipped.add(str(swallowed))  # it may already be part of a finished declaration, as a name
     choice = fallback = None
     if not give_up and offset < len(text):
@@ -536,14 +549,14 @@ def _suspect_brace(text: str, outer: Token, stop: int) -> tuple[int, int]:
     Scans from the outermost open brace to the error; falls back to the innermost open one.
     """
     stack: list[int] = []
-    for i, ch in _code(text, outer.start_pos, stop):
+    for i, ch in _code(text, _start(outer), stop):
         if ch == "{":
             stack.append(i)
         elif ch == "}" and stack:
             opened = stack.pop()
             if _first_on_line(text, i) and _indent(text, i) < _indent(text, opened):
                 return _position(text, opened)
-    return _position(text, stack[-1] if stack else outer.start_pos)
+    return _position(text, stack[-1] if stack else _start(outer))
 
 
 def describe(parser: Lark, exc: UnexpectedInput, source: Source, state,
@@ -558,20 +571,20 @@ def describe(parser: Lark, exc: UnexpectedInput, source: Source, state,
     braces = _open_tokens(state, ("LBRACE",))
     if swallowed is not None:
         if braces:
-            line, column = _suspect_brace(text, braces[0], swallowed.start_pos)
+            line, column = _suspect_brace(text, braces[0], _start(swallowed))
             return error(UNCLOSED_BRACE, "this '{' is never closed", source.path, Span.at(line, column),
                          f"add the missing '}}' before '{swallowed}' on line {swallowed.line}")
         return error(UNEXPECTED_TOKEN, f"'{swallowed}' starts a new declaration, but the one before it is "
-                     "unfinished", source.path, Span.at(swallowed.line, swallowed.column, len(swallowed)),
+                     "unfinished", source.path, Span.at(*_place(swallowed), len(swallowed)),
                      "complete the previous declaration: a value, a ')' or a ']' is missing before this line")
     brackets = [t for t in _open_tokens(state, ("LPAR", "LSQB"))
-                if not braces or t.start_pos > braces[-1].start_pos]
+                if not braces or _start(t) > _start(braces[-1])]
     at_end = token.type == "$END"
     if brackets and (at_end or (token.line > brackets[-1].line and _CLOSERS[brackets[-1].type] in expected)):
         opener = brackets[-1]
         closer = ")" if opener.type == "LPAR" else "]"
         return error(UNCLOSED_BRACKET, f"this '{opener}' is never closed", source.path,
-                     Span.at(opener.line, opener.column), f"add the missing '{closer}'")
+                     Span.at(*_place(opener)), f"add the missing '{closer}'")
     starts_declaration = not at_end and str(token) in DECLARATION_KEYWORDS and _first_on_line(text, token.start_pos)
     if braces and (at_end or (starts_declaration and "RBRACE" in expected)):
         line, column = _suspect_brace(text, braces[0], _error_offset(exc, text))
@@ -603,7 +616,7 @@ def describe(parser: Lark, exc: UnexpectedInput, source: Source, state,
 
 def _bad_character(exc: UnexpectedCharacters, source: Source) -> Diagnostic:
     text = source.text
-    pos = exc.pos_in_stream
+    pos = exc.pos_in_stream or 0  # set on every UnexpectedCharacters (Lark types it Optional)
     char = text[pos] if pos < len(text) else "?"
     span = Span.at(exc.line, exc.column)
     if char == '"':
@@ -620,10 +633,10 @@ def _misspelt_keyword(parser: Lark, token: Token, expected: set[str], text: str,
     """A misspelt keyword (``procedur``, ``triger``, ``lett``, ``onn``) — P004 with a did-you-mean."""
     keywords = keyword_terminals(parser)
     known = DECLARATION_KEYWORDS + STATEMENT_KEYWORDS
-    start = _line_start(text, token.start_pos)
-    indent = start + _indent(text, token.start_pos)
+    start = _line_start(text, _start(token))
+    indent = start + _indent(text, _start(token))
     first = _WORD.match(text, indent)
-    between = text[first.end():token.start_pos] if first and first.end() <= token.start_pos else None
+    between = text[first.end():_start(token)] if first and first.end() <= _start(token) else None
     if first and first.group() not in keywords and between is not None \
             and re.fullmatch(r"[ \t]*([A-Za-z_]\w*[ \t]*)?", between):
         guess = did_you_mean(first.group(), known)
@@ -638,8 +651,8 @@ def _misspelt_keyword(parser: Lark, token: Token, expected: set[str], text: str,
     guess = did_you_mean(word, pool)
     if guess and guess != word:
         return error(UNKNOWN_KEYWORD, f"unknown keyword '{word}'", path,
-                     Span.at(token.line, token.column, len(word)), f"did you mean '{guess}'?")
-    previous_start, previous = _word_before(text, token.start_pos)
+                     Span.at(*_place(token), len(word)), f"did you mean '{guess}'?")
+    previous_start, previous = _word_before(text, _start(token))
     if previous and previous not in keywords:
         guess = did_you_mean(previous, known)
         if guess and guess != previous:
@@ -695,7 +708,7 @@ def _too_deep(node) -> tuple[int, int] | None:
                 return meta.line, meta.column
             found: list[Token] = []
             _first_token(current, found)
-            return (found[0].line, found[0].column) if found else (1, 1)
+            return _place(found[0]) if found else (1, 1)
         if isinstance(current, Tree):
             stack.extend((child, depth + 1) for child in current.children)
     return None

@@ -135,7 +135,8 @@ class Documents:
         kept = self._compiled.get(path)
         if kept is not None:
             return kept
-        rules, hexes = None, ()
+        rules = None
+        hexes: tuple[str, ...] = ()
         text = self.text(path)
         if file_kind(text) != "scenario":
             diagnostics, _ = api.check([path])

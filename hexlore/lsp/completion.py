@@ -9,6 +9,7 @@ as ``h.terrain.``) every field of every kind is offered, each labelled with its 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from lsprotocol import types
 
@@ -41,7 +42,7 @@ def local_types(rules: RuleSet, module: ast.Module | None, line: int) -> dict[st
 
 def _fields(rules: RuleSet, kind: str | None) -> list[types.CompletionItem]:
     kinds = [rules.kinds[kind]] if kind in rules.kinds else list(rules.kinds.values())
-    items = {}
+    items: dict[str, types.CompletionItem] = {}
     for k in kinds:
         for name, spec in k.fields.items():
             items.setdefault(name, types.CompletionItem(label=name, kind=Kind.Field,
@@ -60,7 +61,7 @@ def after_dot(rules: RuleSet, module: ast.Module | None, line: int, before: str)
     return _fields(rules, local_types(rules, module, line + 1).get(obj))
 
 
-def _seen_by(rules: RuleSet, module: ast.Module | None):
+def _seen_by(rules: RuleSet, module: ast.Module | None) -> Callable[[str], bool]:
     """``seen(key)``: whether the pack of ``module`` may write the declared name ``key``
     unqualified (declared by itself or by a pack it uses); everything when that is not known."""
     pack = module.pack.name if module is not None and module.pack is not None else None

@@ -44,10 +44,10 @@ def fixes(uri: str, lines: list[str], diagnostic: types.Diagnostic) -> list[type
     guess = GUESS.search(hint)
     if guess and r.start.line == r.end.line and r.start.line < len(lines):
         text = lines[r.start.line][r.start.character:r.end.character]
-        at = _misspelt(text, message)
-        if at is not None:
-            start = types.Position(line=r.start.line, character=r.start.character + at[0])
-            end = types.Position(line=r.start.line, character=r.start.character + at[1])
+        cut = _misspelt(text, message)
+        if cut is not None:
+            start = types.Position(line=r.start.line, character=r.start.character + cut[0])
+            end = types.Position(line=r.start.line, character=r.start.character + cut[1])
             actions.append(_edit(uri, f"Change to '{guess.group(1)}'", diagnostic,
                                  [types.TextEdit(range=types.Range(start=start, end=end), new_text=guess.group(1))]))
     use = ADD_USE.search(hint)

@@ -14,7 +14,7 @@ from ..compiler import RuleSet
 from ..compiler.builtins import BUILTINS
 from ..dsl import ast
 from .convert import position
-from .references import _walk, _word_in, bound
+from .references import Place, _walk, _word_in, bound
 
 TYPES = ["namespace", "type", "class", "enum", "interface", "struct", "parameter", "variable", "property",
          "enumMember", "event", "function", "method"]
@@ -44,7 +44,7 @@ def tokens(module: ast.Module, lines: list[str], rules: RuleSet | None) -> list[
     """The encoded tokens of one module (relative positions, as the protocol wants them)."""
     found: dict[tuple[int, int], tuple[int, str, int]] = {}  # (line, start) -> (end, type, modifiers)
 
-    def mark(places, kind: str, modifiers: int = 0) -> None:
+    def mark(places: list[Place], kind: str, modifiers: int = 0) -> None:
         for p in places:
             found.setdefault((p.line, p.start), (p.end, kind, modifiers))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Protocol
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -166,7 +167,18 @@ def on_close(ls: LoreServer, params: types.DidCloseTextDocumentParams) -> None:
     ls.documents.close(ls.path(params.text_document.uri))
 
 
-def _at(ls: LoreServer, params: types.TextDocumentPositionParams) -> tuple[str, list[str], int, int]:
+class AtCursor(Protocol):
+    """A request made at the cursor (completion, hover, definition, references, rename):
+    lsprotocol's classes for them share these fields but no base class."""
+
+    @property
+    def text_document(self) -> types.TextDocumentIdentifier: ...
+
+    @property
+    def position(self) -> types.Position: ...
+
+
+def _at(ls: LoreServer, params: AtCursor) -> tuple[str, list[str], int, int]:
     path = ls.path(params.text_document.uri)
     lines = ls.lines(path)
     line, column = cursor(lines, params.position)
@@ -229,7 +241,7 @@ def on_code_action(ls: LoreServer, params: types.CodeActionParams) -> list[types
     return [a for d in params.context.diagnostics for a in fixes(params.text_document.uri, lines, d)]
 
 
-async def _named_here(ls: LoreServer, params: types.TextDocumentPositionParams) -> tuple[Analysis, str] | None:
+async def _named_here(ls: LoreServer, params: AtCursor) -> tuple[Analysis, str] | None:
     """The analysis and the declared name at the cursor; None on a field, a local name or
     anything no declaration of the rule set has."""
     path, lines, line, column = _at(ls, params)
@@ -286,7 +298,7 @@ async def on_semantic_tokens(ls: LoreServer, params: types.SemanticTokensParams)
     path = ls.path(params.text_document.uri)
     analysis = await ls.analysis(path) if path.endswith(".lore") else None
     module = analysis.modules.get(path) if analysis else None
-    if module is None:
+    if analysis is None or module is None:
         return types.SemanticTokens(data=[])
     return types.SemanticTokens(data=tokens(module, ls.lines(path), analysis.rules))
 

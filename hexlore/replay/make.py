@@ -64,7 +64,7 @@ def rules_at(rules, origins: list) -> list:
         by_file.setdefault(origin.file, []).append((origin.span.end_line - origin.span.line, origin.span, label))
     for spans in by_file.values():
         spans.sort(key=lambda item: item[0])  # innermost first
-    out = []
+    out: list[list | None] = []
     for origin in origins:
         if origin is None:
             out.append(None)

@@ -25,6 +25,7 @@ from typing import IO
 
 from ..runtime.analysis.output_budget import OutputTooLarge, RecordingBudget, too_large_to_draw
 from ..runtime.engine.compiled.locate import current_origin
+from ..runtime.engine.event_log import EventLog
 from ..runtime.engine.state import GameState
 
 #: one unit's part of a frame: its index, hex label (None: off the board), alive, changed numbers,
@@ -58,7 +59,7 @@ class Recorder:
         self._last: list[tuple] = []
         #: per line: (file, line, column) of the rule that made the entry, or None
         self.origins: list[tuple | None] = []
-        self.events = None
+        self.events: EventLog | None = None
         #: hex label -> terrain name before the first entry
         self.terrain_at_start: dict[str, str] = {}
         #: frame index -> [[hex label, terrain name], ...] of the hexes whose terrain changed
@@ -131,11 +132,10 @@ class Recorder:
             paths.clear()
         self.budget.write(len(json.dumps(changes, separators=(",", ":"), ensure_ascii=False)) + 1)
         self.frames.append(changes)
-        self._note_terrain()
+        self._note_terrain(state)
 
-    def _note_terrain(self) -> None:
+    def _note_terrain(self, state: GameState) -> None:
         """Hexes whose terrain changed since the last line (a piece placed or removed in play)."""
-        state = self.state
         changed = []
         fields = state.hex_fields
         known = self._terrain
@@ -168,11 +168,11 @@ class Recorder:
         if origin is None:  # made by a built-in (a roll, a win): the rule that called it
             origin = current_origin(sys._getframe(1))
         span = getattr(origin, "span", None)
-        self.origins.append((origin.file, span.line, span.column) if span is not None and origin.file else None)
-        offered = getattr(self.events, "offered", None)
-        if offered is not None:
-            self.offered[len(self.lines) - 1] = offered
-            self.events.offered = None
+        self.origins.append((origin.file, span.line, span.column) if span is not None and origin is not None and origin.file else None)
+        events = self.events
+        if events is not None and events.offered is not None:
+            self.offered[len(self.lines) - 1] = events.offered
+            events.offered = None
         if self.inner is not None:
             self.inner.write(text)
         return len(text)

@@ -141,8 +141,11 @@ def main() -> int:
         print(f"crash: {site} (input {where})")
     for h in hangs:
         print(f"hang: input {h}")
-    revision = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True).stdout.strip() or "?"
+    try:  # the revision fuzzed, for the record; an exported tree (no .git, or no git at all) has none
+        revision = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                  text=True).stdout.strip() or "?"
+    except OSError:
+        revision = "?"
     print(f"fuzz: {inputs:,} inputs ({len(CORPUS)} seed files, 1 in {args.play_every} also run and tested), "
           f"{len(crashes)} distinct crash sites, {len(hangs)} hangs, {inputs / elapsed:.0f} inputs/s on "
           f"{args.workers} worker(s), seed {args.seed}, revision {revision}, {time.strftime('%Y-%m-%d')}")

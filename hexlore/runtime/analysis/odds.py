@@ -23,7 +23,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Sequence
 
 import yaml
 
@@ -176,7 +176,10 @@ class OutcomeSpec:
                 return label(u.hex, st.board)
             return label(u.f.get(self.field), st.board)
         if self.kind == "side":
-            return label(st.side(self.name).f.get(self.field), st.board)
+            side = st.side(self.name)
+            if side is None:  # the spec was read against this scenario's sides
+                raise KeyError(f"no side named {self.name!r}")
+            return label(side.f.get(self.field), st.board)
         return label(st.game.get(self.field), st.board)
 
 
@@ -237,7 +240,7 @@ def parse_outcome(text: str, game: Game) -> OutcomeSpec:
         m = _CALLED.fullmatch(raw)
         if m:
             subject, fname = m.group(2), m.group(1)
-    if subject is None:
+    if subject is None or fname is None:  # both or neither
         raise bad(f"cannot read the outcome '{raw}'",
                   "write event:NAME, event:NAME(arg=value).ARG, UNIT.FIELD, HEX.FIELD, SIDE.FIELD, "
                   "game.FIELD or winner")
@@ -391,7 +394,7 @@ class _Explorer:
         self.options: list[int] = []
         self.weight = Fraction(1)
 
-    def choose(self, key: tuple, chances: list[Fraction]) -> int:
+    def choose(self, key: tuple, chances: Sequence[Fraction]) -> int:
         i = len(self.path)
         if i < len(self.prefix):
             choice, expected = self.prefix[i]

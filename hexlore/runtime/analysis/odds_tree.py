@@ -162,7 +162,7 @@ class Tree:
         self.branches = 0  # outcomes answered at chance points
         self.ends = 0  # runs that reached the end of the actions
         self.merged = 0  # chance points answered from an equal configuration met before
-        self.known: dict[tuple, dict] = {}
+        self.known: dict[tuple, tuple[int, dict[tuple, int]]] = {}
         self.learned: dict[tuple, tuple] = {}  # a roll's site -> the classes its faces were split into
         self.dealt = _Dealt()
         self.chosen = _Answered()
@@ -287,16 +287,17 @@ class Tree:
         """What decides everything from this chance point on: the request, the frames and their
         locals, what the action changed in the state, the events the outcome reads so far."""
         game = self.game
+        asked: tuple
         if request.__class__ is Roll:
             asked = ("roll", request.count, request.die.name)
         else:
             asked = ("choice", request.name, request.side, fingerprint(request.options))
         frames = tuple((frame[0], frame[1], fingerprint(frame[2:])) for frame in game.context.stack)
         changed: dict = {}
-        for kind, target, key, _ in game.state.journal[self.base:]:
+        for kind, target, key, _ in (game.state.journal or [])[self.base:]:  # kept since the tree began
             changed[(kind, id(target), key if kind != 2 else None)] = (kind, target, key)
         state = frozenset((where, _current(*what)) for where, what in changed.items())
-        events = ()
+        events: tuple = ()
         if self.event_names:
             events = tuple((e["event"], fingerprint(e["args"])) for e in game.log
                            if e["type"] == "event" and e["event"] in self.event_names)

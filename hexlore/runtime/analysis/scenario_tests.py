@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from hexlore.compiler.model import RuleSet
 from hexlore.dsl.diagnostics import Diagnostic, Span, did_you_mean
 from hexlore.runtime.engine.game import Game, RuntimeRuleError, ScenarioError
+from hexlore.runtime.engine.dice import Roller
 from hexlore.runtime.geometry.grid import Hex
 from hexlore.runtime.engine.state import label
 
@@ -77,8 +78,9 @@ def run_test(rules: RuleSet, scenario, test) -> TestOutcome:
             break
     outcome.log = game.log
     if not outcome.failures:
-        if game.roller.forced:
-            fail(f"{len(game.roller.forced)} forced roll(s) were never used: {list(game.roller.forced)}")
+        roller = game.roller  # the game's own Roller: a test forces its dice, never deals them
+        if isinstance(roller, Roller) and roller.forced:
+            fail(f"{len(roller.forced)} forced roll(s) were never used: {list(roller.forced)}")
         leftover = game.script.leftover()
         if leftover:
             fail(f"scripted decisions never asked: {leftover}")
@@ -141,7 +143,7 @@ def action_args(game: Game, call: str, given: dict | None, fail, base: tuple = (
         failed = True
     for p in proc.params:
         if p.name in (given or {}):
-            args.append(game.values.convert(given[p.name], p.type, problems, base + (p.name,)))
+            args.append(game.values.convert((given or {})[p.name], p.type, problems, base + (p.name,)))
         elif p.default is not None:
             args.append(game.const(p.default))
         else:

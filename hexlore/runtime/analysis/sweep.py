@@ -65,7 +65,7 @@ def play_game(rules: RuleSet, scenario, base_seed: int, index: int, max_rounds: 
         result = game.play(max_rounds)
     except RuntimeRuleError as exc:
         return GameRecord(index, seed, None, 0, 0, {}, exc.diagnostic.headline())
-    end = next((e for e in reversed(result.log) if e.get("type") == "end"), {})
+    end: dict = next((e for e in reversed(result.log) if e.get("type") == "end"), {})
     ending = "victory" if result.winner else "round limit" if end.get("reason") == "round limit" else "draw"
     if result.winner:  # the last change of lead: the winner, if it was not ahead
         lead.changes += lead.leader is not None and lead.leader != result.winner

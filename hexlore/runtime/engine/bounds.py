@@ -7,6 +7,9 @@ raise these and the game that catches them all import it without importing each 
 
 from __future__ import annotations
 
+from collections.abc import Sized
+from typing import TypeVar
+
 from hexlore.compiler import ir
 from hexlore.compiler.model import FaceSpec
 #: events nested in events (a trigger emitting, its triggers emitting…) at most this deep (the
@@ -120,7 +123,10 @@ class Budget:
                             "events with very large arguments (long lists) in a loop? log less")
 
 
-def bounded_list(items: list, origin: ir.Origin | None) -> list:
+_Items = TypeVar("_Items", bound=Sized)  # a list, or a range measured before it is made one
+
+
+def bounded_list(items: _Items, origin: ir.Origin | None) -> _Items:
     """``items``, if a list may hold that many (MAX_LIST_ITEMS)."""
     if len(items) > MAX_LIST_ITEMS:
         raise RuleError(f"a list of {len(items):,} items is more than a game may hold ({MAX_LIST_ITEMS:,})",

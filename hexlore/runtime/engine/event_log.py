@@ -13,7 +13,7 @@ a list may, so an event's lists are kept as tuples of what they hold when it hap
 from __future__ import annotations
 
 import json
-from typing import IO, Callable
+from typing import Any, Callable, Protocol
 
 from hexlore.compiler.model import DefinitionSpec, FaceSpec, Symbol
 from hexlore.runtime.engine.bounds import Budget
@@ -26,7 +26,7 @@ from hexlore.runtime.geometry.grid import Hex
 _LOG_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _log_encoder() -> Callable[[dict], str]:
+def _log_encoder() -> Callable[[Any], str]:
     """``_LOG_ENCODER.encode``, cheaper: the C encoder it makes at every call, made once, and
     made without the check for circular lists (a log entry is built afresh from labels, so it
     holds none). The same text: the same C encoder with the same settings."""
@@ -38,7 +38,7 @@ def _log_encoder() -> Callable[[dict], str]:
                              e.item_separator, e.sort_keys, e.skipkeys, e.allow_nan)
     join = "".join
 
-    def encode(entry: dict) -> str:
+    def encode(entry: Any) -> str:  # a dict, or any label (a text, a list)
         return join(encoder(entry, 0))
     return encode
 
@@ -69,15 +69,23 @@ def _frozen(items: list) -> tuple:
     return tuple(_frozen(v) if v.__class__ is list else v for v in items)
 
 
+class LogSink(Protocol):
+    """Where a log's lines go: an open text file, or anything that takes text as one does (a
+    replay's recorder, hexlore/replay/record.py, passes the lines on to a file)."""
+
+    def write(self, text: str, /) -> object: ...
+
+
 class EventLog:
     """The entries of one game (``entries``) and the file they are written to, if any."""
 
-    def __init__(self, state: GameState, file: IO[str] | None = None, budget: Budget | None = None):
+    def __init__(self, state: GameState, file: LogSink | None = None, budget: Budget | None = None):
         """``budget``: the game's, which every entry spends (a log of its own when None)."""
         self.state = state
         self.budget = budget if budget is not None else Budget()
         self._file = file
-        self._entries: list[dict] = []
+        #: dicts, and tuples kept as they came (defer_labels) until the entries are read
+        self._entries: list[Any] = []
         self._unlabelled = 0  # entries before this one have their arguments labelled
         self._defer_labels = False
         self._rolls_only = False
@@ -102,12 +110,12 @@ class EventLog:
         self.keep_offered = True
 
     @property
-    def file(self) -> IO[str] | None:
+    def file(self) -> LogSink | None:
         """The file the entries are written to as they come, if any."""
         return self._file
 
     @file.setter
-    def file(self, file: IO[str] | None) -> None:
+    def file(self, file: LogSink | None) -> None:
         self._file = file
         self._settle()
 

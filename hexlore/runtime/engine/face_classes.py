@@ -16,6 +16,8 @@ the class into those runs only. Both are ``BaseException``: no rule's handler ca
 
 from __future__ import annotations
 
+from typing import Any
+
 from hexlore.runtime.engine.bounds import as_number
 
 _UNBOUND = object()
@@ -54,7 +56,7 @@ class FaceClass:
         self.index = index
         self.members = members
 
-    @property
+    @property  # type: ignore[misc]  # deliberately read-only: reading it is a look at the face
     def __class__(self):
         raise Observed(self)
 
@@ -116,7 +118,7 @@ def aggregate(func: str, items, where, mapped, context, free: tuple):
                 total = total + as_number(value(item))
         return total
     if func in ("min", "max"):
-        best = _UNBOUND
+        best: Any = _UNBOUND
         for item in items:
             if where_ok(item):
                 v = as_number(value(item))

@@ -13,7 +13,7 @@ import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import IO, Callable, Iterator
+from typing import Callable, Iterator, Mapping
 
 from hexlore.compiler import ir
 from hexlore.compiler.memo_plan import new_lists
@@ -22,7 +22,7 @@ from hexlore.dsl.diagnostics import Diagnostic, Span, error
 from hexlore.runtime.engine.builtins import make_builtins
 from hexlore.runtime.engine.cast import Cast, add_campaign_units
 from hexlore.runtime.engine.dice import DiceSource, ForcedRollError, Roller, multiset_count, multisets
-from hexlore.runtime.engine.event_log import EventLog
+from hexlore.runtime.engine.event_log import EventLog, LogSink
 from hexlore.runtime.engine.compiled.locate import rule_error
 from hexlore.runtime.engine.compiled.program import compiled
 from hexlore.runtime.engine.context import Context
@@ -32,6 +32,7 @@ from hexlore.runtime.engine.players import make_policy
 from hexlore.runtime.engine.policies import Decision, Policy, Script, ScriptError
 from hexlore.runtime.engine.requests import Choice, Roll
 from hexlore.runtime.engine.resume import drive, play_frame, roll
+from hexlore.runtime.engine.search import SearchPolicy
 from hexlore.runtime.engine.setup import ScenarioValues, set_up
 from hexlore.runtime.engine.state import EventRecord, GameState, Side
 
@@ -79,7 +80,7 @@ class Game:
 
     def __init__(self, rules: RuleSet, scenario, seed: int | None = None,
                  decisions: dict | None = None, forced_dice: list | None = None,
-                 log_file: IO[str] | None = None, policies: dict[str, str | Policy] | None = None,
+                 log_file: LogSink | None = None, policies: Mapping[str, str | Policy] | None = None,
                  tolerate_problems: bool = False, roller: DiceSource | None = None, cast: Cast | None = None):
         """Set the game up; a scenario that does not fit the packs raises :class:`ScenarioError`.
 
@@ -138,7 +139,8 @@ class Game:
         self.problems = problems
         if problems and not tolerate_problems:
             raise ScenarioError(problems)
-        self.forget_round = self.memo.forgetter(("game", "round"))
+        #: a token always has a forgetter (None is for no token): the fallback only satisfies the type
+        self.forget_round: Callable[[], None] = self.memo.forgetter(("game", "round")) or _nothing
         self._pending: Roll | Choice | None = None  # what a stepped game waits on (Game.start)
         self._stepping: bool | None = None  # whether a stepped game stops at rolls (None: not stepped)
 
@@ -325,14 +327,13 @@ class Game:
         # the options are labelled only if a script or a player reads them; the log shows the choice
         decision = Decision(name, side, options, lambda: [shown(o) for o in options], scores, default)
         try:
-            index = self.script.answer(decision) if self.script.answers else None
+            answered = self.script.answer(decision) if self.script.answers else None
         except ScriptError as exc:
             raise RuleError(str(exc), origin) from exc
-        scripted = index is not None
+        scripted = answered is not None
         if len(options) > 1:
             self.asked += 1
-        if index is None:
-            index = self.policies[side.name].choose(decision)
+        index = answered if answered is not None else self.policies[side.name].choose(decision)
         choice = decision.labels[index] if decision.labelled else shown(options[index])
         if events.keep_offered and events.file is not None:  # a game being recorded, not a future
             events.offered = decision.labels if decision.labelled else [shown(o) for o in options]
@@ -539,7 +540,7 @@ class Game:
             raise ValueError("nothing is pending: start the game, or it is over")
         if answer is None:
             return self._run_to_request(request, own=True)
-        if request.__class__ is Choice:
+        if isinstance(request, Choice):
             if answer.__class__ is not int or not 0 <= answer < len(request.options):
                 raise ValueError(f"decision '{request.name}' has {len(request.options)} options: "
                                  f"give an index from 0 to {len(request.options) - 1}")
@@ -676,18 +677,17 @@ class Game:
         except GameOver:
             return None
         except RuleError as exc:
-            located = rule_error(exc)
-            origin = located.origin or ir.NOWHERE
+            origin = (rule_error(exc) or exc).origin or ir.NOWHERE  # a RuleError comes back located, never None
             raise RuntimeRuleError(error(exc.code, str(exc), origin.file, origin.span, exc.hint)) from exc
         except RecursionError as exc:
             raise RuntimeRuleError(error(RULE_ERROR, "rules nested too deeply", self.scenario.path,
                                          Span())) from exc
         except (TypeError, ValueError, KeyError, AttributeError, IndexError, ZeroDivisionError) as exc:
-            located = rule_error(exc)
-            if located is not None:  # a failure of the rules' own code, at the rule that failed
-                origin = located.origin or ir.NOWHERE
-                raise RuntimeRuleError(error(located.code, str(located), origin.file, origin.span,
-                                             located.hint)) from exc
+            found = rule_error(exc)
+            if found is not None:  # a failure of the rules' own code, at the rule that failed
+                origin = found.origin or ir.NOWHERE
+                raise RuntimeRuleError(error(found.code, str(found), origin.file, origin.span,
+                                             found.hint)) from exc
             # the compiler should have caught this; report it rather than crash
             raise RuntimeRuleError(error(RULE_ERROR, f"rules failed at run time: {exc!r}",
                                          self.scenario.path, Span(),
@@ -702,7 +702,7 @@ class Game:
         winner = self.state.winner.name if self.state.winner else None
         search = {side: {"searches": p.cost.searches, "simulations": p.cost.simulations,
                          "decisions_in_futures": p.cost.decisions_played, "ms_per_decision": p.cost.per_search_ms()}
-                  for side, p in self.policies.items() if getattr(p, "needs_forks", False)}
+                  for side, p in self.policies.items() if isinstance(p, SearchPolicy)}
         return GameResult(winner, self.state.game["round"], self.state.game["turn"], eliminated,
                           self.events.entries, search)
 
@@ -768,11 +768,21 @@ class _Dealt:
         return list(self.faces), False
 
 
+def _nothing() -> None:
+    """What a change forgets when nothing was memoised from it."""
+
+
 def _evaluator(game: Game):
     """``evaluate(node)`` of constant expressions for the scenario's values, holding the game
     weakly (the values belong to the game)."""
     gref = weakref.ref(game)
-    return lambda node: gref().const(node)
+
+    def evaluate(node: ir.X):
+        held = gref()
+        if held is None:  # the values outlived their game: nothing left to evaluate in
+            raise ReferenceError("the game these scenario values belong to is gone")
+        return held.const(node)
+    return evaluate
 
 
 def dump_log(log: list[dict]) -> str:

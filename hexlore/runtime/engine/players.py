@@ -34,6 +34,6 @@ def make_policy(name: str | Policy, seed: int, side_name: str, game: "Game | Non
                 raise ValueError(unknown_player(name))
             return RandomPolicy(f"hexlore-policy:{seed}:{side_name}")
         policy = SearchPolicy(f"{seed}:{side_name}", **search)
-    if game is not None and getattr(policy, "needs_forks", False):
+    if game is not None and isinstance(policy, SearchPolicy):
         policy.attach(game)
     return policy

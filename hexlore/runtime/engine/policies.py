@@ -58,7 +58,7 @@ class Policy:
     #: ``pick(count) -> index`` for a player that reads nothing of a decision but how many
     #: options it has: the game then asks it without making a :class:`Decision` (labels,
     #: scores) at all. None: the player reads the decision.
-    pick = None
+    pick: Callable[[int], int] | None = None
 
     def choose(self, decision: Decision) -> int:
         raise NotImplementedError

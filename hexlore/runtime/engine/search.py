@@ -47,7 +47,7 @@ import math
 import random
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from hexlore.compiler.usage import EVALUATION_RULE
 from hexlore.runtime.engine.bounds import GameOver, RuleError
@@ -170,10 +170,11 @@ class SearchPolicy(Policy):
         started = time.process_time()
         rng = random.Random(f"hexlore-mcts:{self.seed}:{self.cost.searches}")
         kept = self._kept
-        follows = self.reuse and kept is not None and kept[0] == (game.asked - 1, game.roller.rolled)
-        search = _Search(game, decision, rng, self, kept[1:] if follows else None)
+        # cast: a searched game rolls its own dice (a Roller, never dealt ones)
+        follows = self.reuse and kept is not None and kept[0] == (game.asked - 1, cast(Roller, game.roller).rolled)
+        search = _Search(game, decision, rng, self, kept[1:] if follows and kept is not None else None)
         index = search.run()
-        self._kept = search.kept(index, (game.asked, game.roller.rolled))
+        self._kept = search.kept(index, (game.asked, cast(Roller, game.roller).rolled))
         self.cost.searches += 1
         self.cost.reused += follows
         self.cost.seconds += time.process_time() - started

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from hexlore.runtime.engine.game import Game
 from hexlore.runtime.engine.policies import Script
-from hexlore.runtime.engine.state import GameState
+from hexlore.runtime.engine.state import GameState, Side
 
 
 def copy_value(value):
@@ -38,7 +38,7 @@ class StateSnapshot:
     hex_fields: dict
     game: dict
     occupants: dict
-    winner: object
+    winner: Side | None
     over: bool
 
     @staticmethod

@@ -14,6 +14,7 @@ takes it back, paying for what changed rather than for the whole state.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Hashable
 
 from hexlore.compiler.model import DefinitionSpec, DieSpec, FaceSpec, Symbol
 from hexlore.runtime.geometry.grid import Board, Hex
@@ -84,7 +85,7 @@ class GameState:
     journal: list | None = None
 
     # ------------------------------------------------------------ changes, journalled
-    def write(self, fields: dict, key: str, value) -> None:
+    def write(self, fields: dict, key: Hashable, value) -> None:
         """``fields[key] = value`` (a unit's, side's, hex's or the game's fields)."""
         journal = self.journal
         if journal is not None:
@@ -113,6 +114,8 @@ class GameState:
     def undo(self, mark: int) -> None:
         """Put back every change made since ``mark``, newest first."""
         journal = self.journal
+        if journal is None:  # nothing was marked: a caller's mistake, not a state to put back
+            raise RuntimeError("undo() needs a mark() first")
         while len(journal) > mark:
             kind, target, key, old = journal.pop()
             if kind == _KEY:

@@ -105,9 +105,9 @@ class ScenarioBuilder:
         terrain = self.terrain(board)
         sides, side_names = self.sides(board)
         units, unit_ids = self.units(board, side_names)
-        starts = {u.id: u.hex for u in units if u.hex is not None}
-        if len(starts) + sum(u.off_board for u in units) < len(unit_ids.names):
-            starts = None  # some starting hexes are unknown: stacking after 'given' is not checkable
+        placed = {u.id: u.hex for u in units if u.hex is not None}
+        # None: some starting hexes are unknown, so stacking after 'given' is not checkable
+        starts = placed if len(placed) + sum(u.off_board for u in units) >= len(unit_ids.names) else None
         tests: list[ScenarioTest] = []
         raw_tests = d.get("tests")
         if self.intact("tests") and isinstance(raw_tests, list):
@@ -218,7 +218,7 @@ class ScenarioBuilder:
         occupied: dict[Hex, str] = {}
         for i, u in enumerate(raw):
             uid = self.declare(known, u, ("units", i, "id"), "unit id")
-            if not self.sound("units", i, ("id", "type", "side", "hex")):
+            if not self.sound("units", i, ("id", "type", "side", "hex")) or uid is None:  # sound: uid is set
                 continue
             if side_names.lacks(u["side"]):
                 self.fail(UNKNOWN_SIDE, unknown_side_message(uid, u["side"]), ("units", i, "side"),
@@ -253,7 +253,7 @@ class ScenarioBuilder:
                 given[uid]["hex"] = self.hex(board, overrides["hex"], base + ("given", uid, "hex"))
                 if given[uid]["hex"] is not None:
                     moved[uid] = base + ("given", uid, "hex")
-        if starts is not None and moved:
+        if starts is not None and moved and board is not None:  # moved: there is a board
             self.stacked_after_given(board, starts, given, moved)
 
         expect = dict(t["expect"])

@@ -63,7 +63,8 @@ def _schema_errors(data) -> list[ValidationError]:
     without validating each of its items (20,000 units would cost seconds for one error)."""
     if not isinstance(data, dict):
         return list(_validator().iter_errors(data))
-    properties = _validator().schema.get("properties", {})
+    schema = _validator().schema  # the bundled schema: a mapping (jsonschema's type allows a bool)
+    properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
     checked, too_long = data, []
     for key, schema in properties.items():
         limit, value = schema.get("maxItems"), data.get(key)

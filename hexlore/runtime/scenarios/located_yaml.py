@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -60,7 +61,7 @@ def read_input(path: str | Path, what: str, roots: Roots | None = None) -> tuple
                             str(path), Span(), "copy the file into the project, or give the folder it lies in "
                             "with --root")]
     text, problem = read_confined(path, roots, what)
-    if text is None:
+    if problem is not None:  # the text or the problem, never both
         return None, [error(CANNOT_READ, problem.message, str(path), problem.span, problem.hint)]
     return text, []
 
@@ -355,15 +356,28 @@ def cached_schema(name: str = "scenario.schema.json") -> str:
     return _schema_path(name).read_text(encoding="utf-8")
 
 
+def _wanted(err: ValidationError) -> Any:
+    """The value of the keyword ``err`` broke (``required``'s keys, ``enum``'s choices):
+    jsonschema types it as possibly unset, which an error from a validation never is."""
+    return err.validator_value
+
+
+def _schema_of(err: ValidationError) -> Mapping[str, Any]:
+    """The subschema ``err`` broke: jsonschema types it as possibly unset or a bool schema,
+    which one that holds the failing keyword never is."""
+    schema = err.schema
+    return schema if isinstance(schema, Mapping) else {}
+
+
 def bad_paths(errors: list[ValidationError]) -> frozenset[JsonPath]:
     """Where schema errors sit, narrowed to the key at fault for missing and unknown keys."""
     bad: set[JsonPath] = set()
     for err in errors:
         path = tuple(err.absolute_path)
         if err.validator == "required" and isinstance(err.instance, dict):
-            bad.update(path + (k,) for k in err.validator_value if k not in err.instance)
+            bad.update(path + (k,) for k in _wanted(err) if k not in err.instance)
         elif err.validator == "additionalProperties" and isinstance(err.instance, dict):
-            allowed = err.schema.get("properties", {})
+            allowed = _schema_of(err).get("properties", {})
             bad.update(path + (k,) for k in err.instance if k not in allowed)
         else:
             bad.add(path)
@@ -411,7 +425,7 @@ def _expected(schema: Any, root: dict, depth: int = 0) -> list[str]:
         return _expected(root["$defs"].get(schema["$ref"][8:], {}), root, depth + 1)
     if "anyOf" in schema or "oneOf" in schema:
         out: list[str] = []
-        for sub in schema.get("anyOf", schema.get("oneOf")):
+        for sub in schema.get("anyOf", schema.get("oneOf")) or ():
             out += [w for w in _expected(sub, root, depth + 1) if w not in out]
         return out
     if "enum" in schema:
@@ -462,11 +476,11 @@ class SchemaReporter:
 
     def report(self, err: ValidationError) -> list[Diagnostic]:
         path = tuple(err.absolute_path)
-        kind, want, value = err.validator, err.validator_value, err.instance
+        kind, want, value = err.validator, _wanted(err), err.instance
         where = self.span(path)
         hint: str | None = None
         if kind == "additionalProperties" and isinstance(value, dict):
-            allowed = list(err.schema.get("properties", {}))
+            allowed = list(_schema_of(err).get("properties", {}))
             out = []
             for key in value:
                 if key in allowed:

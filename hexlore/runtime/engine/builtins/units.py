@@ -60,7 +60,7 @@ def _standing(kit: Kit) -> dict[str, Callable]:
         return list(found) if found.__class__ is tuple else found  # a list of the caller's own
 
     def units_in(hexes):
-        out = []
+        out: list = []
         for h in hexes:
             out.extend(u for u in occupants.get(h, ()) if u.alive)
         return out

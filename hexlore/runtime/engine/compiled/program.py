@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import types
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from hexlore.compiler.backend.program import GeneratedCode, generated
 from hexlore.compiler.model import RuleSet
@@ -35,9 +36,9 @@ class CompiledRules:
     #: function is memoised, else the body itself
     functions: dict[str, tuple] = field(default_factory=dict)
     procedures: dict[str, tuple] = field(default_factory=dict)  # name -> (function, parameter names)
-    triggers: dict[str, object] = field(default_factory=dict)
-    emitters: dict[str, object] = field(default_factory=dict)
-    blocks: dict[str, object] = field(default_factory=dict)
+    triggers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    emitters: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    blocks: dict[str, Callable[..., Any]] = field(default_factory=dict)
     constants: dict[int, tuple] = field(default_factory=dict)  # id(node) -> (node, function)
     builtin_names: tuple[str, ...] = ()
     forget_tokens: tuple = ()
