@@ -3,11 +3,13 @@
 The loader (:mod:`.scenario`) checks what needs no packs. With the rule set, setting the game
 up finds unknown unit types (``S103``), terrains (``S104``), cards and other definitions
 (``S105``), decks (``S106``), options (``S108``), fields (``S109``) and values of the wrong type
-(``S101``); see :class:`~.game.Game`. Then this module checks:
+(``S101``); the set-up runs without a game (:func:`~hexlore.runtime.engine.setup.check_set_up`):
+a check needs the rule set's names and types, not its executable form. Then this module checks:
 
 - occupancy (``S107``): when the packs declare ``function may_occupy(u: unit, h: hex) -> bool``,
   every unit must be allowed on its hex, at the start and after each test's ``given``. The
-  rule is the pack's, so the engine knows no terrain or unit by name;
+  rule is the pack's, so the engine knows no terrain or unit by name; it is the one check that
+  runs a rule, so it alone builds a :class:`~hexlore.runtime.engine.game.Game`;
 - each test: procedures it calls exist (``S112``) and get the parameters they take (``S113``),
   forced faces belong to some die (``S114``), expected events exist (``S110``) with the
   arguments they have (``S111``), and the units, sides, hexes and values it names fit the

@@ -114,10 +114,11 @@ def load_scenario_text(text: str, path: str = "<string>",
         return None, [syntax_error(exc, path)]
     diags = list(idx.diagnostics)
 
-    reporter = SchemaReporter(path, idx, data, scenario_schema())
     errors = _schema_errors(data)
-    for err in errors:
-        diags += reporter.report(err)
+    if errors:  # the reporter reads the validator's own copy of the schema, never changing it
+        reporter = SchemaReporter(path, idx, data, _validator().schema)
+        for err in errors:
+            diags += reporter.report(err)
 
     # text no output can hold (S125/S126) is left out like a schema error: the rest is still checked
     builder = ScenarioBuilder(path, data, idx, bad_paths(errors) | idx.refused)
