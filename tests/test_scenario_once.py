@@ -26,15 +26,26 @@ from hexlore.runtime.scenarios import loader, located_yaml
 SPIDER = "battlelore/spider_ford"
 SPIDER_FILE = ROOT / "scenarios" / "battlelore" / "spider_ford.yaml"
 
-#: commands that open one scenario and play or draw it, with how many games each builds
+ODDS_FILE = ROOT / "tests" / "fixtures" / "odds" / "spider_attack.yaml"
+
+#: commands that open one scenario and play, draw or measure it: the file, and how many games
+#: each builds (None: the odds engine plays as many as it measures, which is its own business)
 PLAYING = [
-    (["run", SPIDER, "--seed", "7", "--max-rounds", "1"], 1),
-    (["render", SPIDER], 1),
+    (["run", SPIDER, "--seed", "7", "--max-rounds", "1"], SPIDER_FILE, 1),
+    (["render", SPIDER], SPIDER_FILE, 1),
+    (["odds", str(ODDS_FILE), "--given", "{attacker: {melee_dice: 1, counts_bonus_strike: true}}", "--action",
+      "strike(attacker: attacker, target: spider, melee: true)", "--outcome", "spider.alive"], ODDS_FILE, None),
 ]
 
 
 @pytest.fixture
-def counted(monkeypatch) -> Counter:
+def scenario_file() -> Path:
+    """The file whose reads are counted (a test parametrizes it)."""
+    return SPIDER_FILE
+
+
+@pytest.fixture
+def counted(monkeypatch, scenario_file) -> Counter:
     """How often each stage of opening a scenario ran, and how often its file was read."""
     counts: Counter = Counter()
 
@@ -42,7 +53,7 @@ def counted(monkeypatch) -> Counter:
         real = getattr(module, name)
 
         def wrapper(*args, **kwargs):
-            if not reads or os.path.abspath(args[0]) == str(SPIDER_FILE):
+            if not reads or os.path.abspath(args[0]) == str(scenario_file):
                 counts[key] += 1
             return real(*args, **kwargs)
 
@@ -67,12 +78,14 @@ def counted(monkeypatch) -> Counter:
     return counts
 
 
-@pytest.mark.parametrize("args,games", PLAYING, ids=[a[0] for a, _ in PLAYING])
+@pytest.mark.parametrize("args,scenario_file,games", PLAYING, ids=[a[0] for a, _, _ in PLAYING])
 def test_a_command_loads_its_scenario_once_and_builds_one_game(counted, args, games):
     result = CliRunner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
+    if games is None:
+        assert counted.pop("game") >= 1
     assert counted == Counter({"file read": 1, "yaml parse": 1, "schema validation": 1,
-                               "check against packs": 1, "game": games})
+                               "check against packs": 1, **({"game": games} if games else {})})
 
 
 def test_checking_scenarios_builds_no_game(counted):
