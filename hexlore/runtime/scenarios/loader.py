@@ -54,8 +54,14 @@ def scenario_schema() -> dict:
 
 
 @lru_cache(maxsize=1)
+def _schema() -> dict:
+    """The schema the validator holds, parsed once; read, never changed (the reporter reads it)."""
+    return scenario_schema()
+
+
+@lru_cache(maxsize=1)
 def _validator() -> Draft202012Validator:
-    return Draft202012Validator(scenario_schema())
+    return Draft202012Validator(_schema())
 
 
 def _schema_errors(data) -> list[ValidationError]:
@@ -116,7 +122,7 @@ def load_scenario_text(text: str, path: str = "<string>",
 
     errors = _schema_errors(data)
     if errors:  # the reporter reads the validator's own copy of the schema, never changing it
-        reporter = SchemaReporter(path, idx, data, _validator().schema)
+        reporter = SchemaReporter(path, idx, data, _schema())
         for err in errors:
             diags += reporter.report(err)
 
