@@ -127,8 +127,10 @@ class Loaded:
 def unique_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """Sorted by file, line, column; one of each (file, place, code, message), the first found.
 
-    Two stages may find the same problem (the loader and the game set-up both see a unit of
-    an unknown side); the first, the loader's, has the better hint.
+    For reports that gather several loads of the same file: ``check`` compiles a pack in its
+    folder's rule set and again in each scenario's that uses it, a campaign opens a scenario
+    for each adventure that plays it, and each finds the same problems. One load of one
+    scenario reports each problem once (:func:`open_scenario` only sorts).
     """
     unique: dict[tuple, Diagnostic] = {}
     for d in diagnostics:
