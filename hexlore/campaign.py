@@ -182,7 +182,7 @@ def open_campaign(path: str | Path) -> OpenedCampaign:
                      unnamed_side=sides[0] if sides and not unnamed_checked else None)
         unnamed_checked = True
         checked = check_set_up(loaded.rules, loaded.scenario, cast)  # as a game sets it up; no game needed
-        opened.diagnostics += problems + checked.problems
+        opened.diagnostics += problems + checked.cast_problems  # the scenario's own: in loaded.diagnostics
     opened.diagnostics = unique_diagnostics(opened.diagnostics)
     return opened
 

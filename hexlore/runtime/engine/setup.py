@@ -186,6 +186,8 @@ class CheckedSetUp:
     scenario: object
     state: GameState
     problems: list = field(default_factory=list)
+    #: the problems of a campaign's units (the last of ``problems``; the others are the scenario's own)
+    cast_problems: list = field(default_factory=list)
     tables: dict = field(default_factory=dict)
     options: dict = field(default_factory=dict)
 
@@ -205,7 +207,8 @@ def check_set_up(rules: RuleSet, scenario, cast: Cast | None = None) -> CheckedS
     checked = CheckedSetUp(rules, scenario, GameState(scenario.board))
     set_up(checked, checked.problems)
     if cast is not None:
-        add_campaign_units(checked, cast, checked.problems)
+        add_campaign_units(checked, cast, checked.cast_problems)
+        checked.problems += checked.cast_problems
     return checked
 
 
