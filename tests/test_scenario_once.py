@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from conftest import ROOT
 from hexlore import api
 from hexlore.cli import main
+from hexlore.compiler.model import RuleSet
 from hexlore.dsl import confine
 from hexlore.runtime.analysis import scenario_checks
 from hexlore.runtime.engine import game as game_module
@@ -88,13 +89,23 @@ def test_a_command_loads_its_scenario_once_and_builds_one_game(counted, args, ga
                                "check against packs": 1, **({"game": games} if games else {})})
 
 
-def test_checking_scenarios_builds_no_game(counted):
-    """``check`` validates every value against the rule set without a game: no rule runs and the
-    rules' executable form is never made (it was a third of ``hexlore check``)."""
+def test_checking_scenarios_builds_no_game(counted, monkeypatch):
+    """``check`` validates every value against the rule set without a game: no rule runs and
+    nothing is derived from a rule set (its executable form, the memo's plan: a third of
+    ``hexlore check`` when each check built a game)."""
+    asked: list[str] = []
+    real = RuleSet.derived
+
+    def derived(self, key, compute):
+        asked.append(key)
+        return real(self, key, compute)
+
+    monkeypatch.setattr(RuleSet, "derived", derived)
     found, _ = api.check([str(ROOT / "scenarios" / "battlelore")])
     assert not [d for d in found if d.is_error]
     assert counted["check against packs"] > 10
     assert counted["game"] == 0
+    assert asked == []
 
 
 def test_the_occupancy_rule_still_runs_in_a_game(counted, tmp_path):
