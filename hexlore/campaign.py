@@ -31,6 +31,7 @@ from .runtime.scenarios.campaign_files import (Adventure, Campaign, Sheet, dump_
                                                next_revision, write_atomically)
 from .runtime.engine.cast import CampaignUnit, Cast, stored
 from .runtime.engine.game import Game, GameResult, RuntimeRuleError, ScenarioError
+from .runtime.engine.setup import check_set_up
 
 __all__ = ["AdventureResult", "CampaignUsageError", "OpenedCampaign", "check_campaign", "check_sheet",
            "open_campaign", "play_campaign"]
@@ -180,8 +181,8 @@ def open_campaign(path: str | Path) -> OpenedCampaign:
         cast = _cast(campaign, opened.sheet, adventure, problems,
                      unnamed_side=sides[0] if sides and not unnamed_checked else None)
         unnamed_checked = True
-        game = Game(loaded.rules, loaded.scenario, tolerate_problems=True, cast=cast)
-        opened.diagnostics += problems + game.problems
+        checked = check_set_up(loaded.rules, loaded.scenario, cast)  # as a game sets it up; no game needed
+        opened.diagnostics += problems + checked.cast_problems  # the scenario's own: in loaded.diagnostics
     opened.diagnostics = unique_diagnostics(opened.diagnostics)
     return opened
 

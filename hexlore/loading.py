@@ -134,8 +134,10 @@ class Loaded:
 def unique_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """Sorted by file, line, column; one of each (file, place, code, message), the first found.
 
-    Two stages may find the same problem (the loader and the game set-up both see a unit of
-    an unknown side); the first, the loader's, has the better hint.
+    For reports that gather several loads of the same file: ``check`` compiles a pack in its
+    folder's rule set and again in each scenario's that uses it, a campaign opens a scenario
+    for each adventure that plays it, and each finds the same problems. One load of one
+    scenario reports each problem once (:func:`open_scenario` only sorts).
     """
     unique: dict[tuple, Diagnostic] = {}
     for d in diagnostics:
@@ -285,32 +287,31 @@ def open_scenario(name: str, text: str | None = None) -> Loaded:
     language server checks what the designer sees); the packs are read as saved.
     """
     from .runtime.analysis.scenario_checks import check_against_rules
-    from .runtime.scenarios.loader import NOT_A_SCENARIO, load_scenario, load_scenario_text
+    from .runtime.scenarios.campaign_files import file_kind
+    from .runtime.scenarios.loader import NOT_A_SCENARIO, load_scenario_text
+    from .runtime.scenarios.located_yaml import read_input
 
     path = resolve_scenario(name)
     if path is None:
         return Loaded(None, None, [error(NO_SUCH_FILE, f"no scenario file '{name}'", name, Span(),
                                          f"bundled scenarios are in {bundled_scenarios_root()}")])
-    if text is not None:
-        from .runtime.scenarios.campaign_files import file_kind
-
-        kind = file_kind(text)
-    else:
-        kind = yaml_kind(str(path))
+    edited = text is not None  # an editor's buffer: quoted diagnostics show the file as saved
+    if text is None:  # the file is read once: its kind, its YAML and the quoted lines come from this text
+        text, unreadable = read_input(path, "scenario")
+        if text is None:
+            return Loaded(None, None, unreadable)
+    kind = file_kind(text)
     if kind != "scenario":  # a campaign file or a sheet given where a scenario is wanted
         hint = ("play a campaign with 'hexlore campaign FILE'" if kind == "campaign" else
                 "a sheet is played through the campaign that names it: 'hexlore campaign CAMPAIGN'")
         loaded = Loaded(None, None, [error(NOT_A_SCENARIO, f"this is a {kind} file, not a scenario", str(path),
                                            Span(), hint)])
-        _keep_source(loaded, path)
+        _keep_source(loaded, path, None if edited else text)
         return loaded
-    if text is not None:
-        scenario, diags = load_scenario_text(text, str(path), partial=True)
-    else:
-        scenario, diags = load_scenario(path, partial=True)
+    scenario, diags = load_scenario_text(text, str(path), partial=True)
     loaded = Loaded(scenario, None, list(diags))
     if scenario is None:
-        _keep_source(loaded, path)
+        _keep_source(loaded, path, None if edited else text)
         return loaded
     loaded.sources[scenario.path] = scenario.source
     _, refused_rules = project_rules(path)
@@ -332,20 +333,21 @@ def open_scenario(name: str, text: str | None = None) -> Loaded:
     loaded.diagnostics.extend(rules.diagnostics)
     if rules.ok:
         loaded.diagnostics.extend(check_against_rules(rules, scenario))
-    loaded.diagnostics = unique_diagnostics(loaded.diagnostics)
+    loaded.diagnostics.sort(key=Diagnostic.sort_key)  # each stage reports its own problems: none twice
     return loaded
 
 
-def _keep_source(loaded: Loaded, path: Path) -> None:
+def _keep_source(loaded: Loaded, path: Path, text: str | None = None) -> None:
     """The scenario's text for quoting its diagnostics, when it can be read (inside the project)."""
-    text, _ = read_confined(path, command_line_root(path))
+    if text is None:
+        text, _ = read_confined(path, command_line_root(path))
     if text is not None:
         loaded.sources[str(path)] = Source(str(path), text)
 
 
 def open_variant(name: str, extra_packs: list[str] | tuple[str, ...] = ()) -> Loaded:
     """Load a scenario with more packs after its own (a variant: packs that ``override``)."""
-    from .runtime.engine.game import Game, ScenarioError
+    from .runtime.engine.setup import check_set_up
 
     loaded = open_scenario(name)
     if not extra_packs or not loaded.playable:
@@ -368,11 +370,8 @@ def open_variant(name: str, extra_packs: list[str] | tuple[str, ...] = ()) -> Lo
     loaded.rules = rules
     loaded.sources.update(rules.sources)
     loaded.diagnostics = list(rules.diagnostics)  # the base compiled cleanly: its notes are superseded
-    if rules.ok:
-        try:
-            Game(rules, scenario)
-        except ScenarioError as exc:
-            loaded.diagnostics.extend(exc.diagnostics)
+    if rules.ok:  # the scenario set up against the variant's packs, as a game would (no game needed)
+        loaded.diagnostics.extend(check_set_up(rules, scenario).problems)
     return loaded
 
 

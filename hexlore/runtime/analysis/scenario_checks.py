@@ -3,11 +3,13 @@
 The loader (:mod:`.scenario`) checks what needs no packs. With the rule set, setting the game
 up finds unknown unit types (``S103``), terrains (``S104``), cards and other definitions
 (``S105``), decks (``S106``), options (``S108``), fields (``S109``) and values of the wrong type
-(``S101``); see :class:`~.game.Game`. Then this module checks:
+(``S101``); the set-up runs without a game (:func:`~hexlore.runtime.engine.setup.check_set_up`):
+a check needs the rule set's names and types, not its executable form. Then this module checks:
 
 - occupancy (``S107``): when the packs declare ``function may_occupy(u: unit, h: hex) -> bool``,
   every unit must be allowed on its hex, at the start and after each test's ``given``. The
-  rule is the pack's, so the engine knows no terrain or unit by name;
+  rule is the pack's, so the engine knows no terrain or unit by name; it is the one check that
+  runs a rule, so it alone builds a :class:`~hexlore.runtime.engine.game.Game`;
 - each test: procedures it calls exist (``S112``) and get the parameters they take (``S113``),
   forced faces belong to some die (``S114``), expected events exist (``S110``) with the
   arguments they have (``S111``), and the units, sides, hexes and values it names fit the
@@ -20,14 +22,19 @@ the game plays, but ``render``, ``run --html`` and ``replay`` will refuse to dra
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hexlore.compiler.model import RuleSet
 from hexlore.compiler.types import Type
 from hexlore.compiler.usage import OCCUPANCY_RULE
 from hexlore.dsl.diagnostics import Diagnostic, did_you_mean, error
 from hexlore.runtime.analysis.output_budget import board_problem
-from hexlore.runtime.engine.game import Game, RuntimeRuleError
+from hexlore.runtime.engine.setup import CheckedSetUp, check_set_up
 from hexlore.runtime.geometry.grid import Hex
 from hexlore.runtime.scenarios.model import UNKNOWN_FIELD, Scenario, ScenarioTest
+
+if TYPE_CHECKING:
+    from hexlore.runtime.engine.game import Game
 
 __all__ = ["OCCUPANCY_RULE", "check_against_rules"]
 
@@ -46,15 +53,22 @@ _UNCHECKED_TYPES = {"face", "die", "text", "any", "fn", "game", "none"}
 
 
 def check_against_rules(rules: RuleSet, scenario: Scenario) -> list[Diagnostic]:
-    """Every problem of ``scenario`` that needs ``rules`` (which must compile cleanly)."""
-    game = Game(rules, scenario, tolerate_problems=True)
-    problems = list(game.problems)
+    """Every problem of ``scenario`` that needs ``rules`` (which must compile cleanly).
+
+    The scenario is set up as a game sets it up, but without a game (:func:`check_set_up`):
+    no rule runs and the rules' executable form is never asked for, so checking costs what
+    reading the names and values costs (issue 32). One check needs a game: the packs'
+    occupancy rule (S107) is a function of theirs, run on each unit's hex; only when the packs
+    declare it, and the scenario places a unit, is a :class:`Game` built, and only for it.
+    """
+    checked = check_set_up(rules, scenario)
+    problems = list(checked.problems)
     too_large = board_problem(scenario)  # a warning: the game plays, but is not drawn
     if too_large is not None:
         problems.append(too_large)
-    problems += occupancy_problems(game, scenario)
+    problems += occupancy_problems(rules, scenario)
     for test in scenario.tests:
-        problems += _TestChecker(game, scenario, test).run()
+        problems += _TestChecker(checked, scenario, test).run()
     return problems
 
 
@@ -76,9 +90,12 @@ def _is_occupancy_rule(spec) -> bool:
     return params == [Type("unit"), Type("hex")] and spec.returns.required() == Type("bool")
 
 
-def occupancy_problems(game: Game, scenario: Scenario) -> list[Diagnostic]:
-    """Units on hexes the packs' occupancy rule forbids, at the start and after each ``given``."""
-    spec = game.rules.functions.get(OCCUPANCY_RULE)
+def occupancy_problems(rules: RuleSet, scenario: Scenario) -> list[Diagnostic]:
+    """Units on hexes the packs' occupancy rule forbids, at the start and after each ``given``.
+
+    The rule is the packs' own function: it runs in a game set up from the scenario, built
+    here only when there is a rule to run and a unit on the board to run it on."""
+    spec = rules.functions.get(OCCUPANCY_RULE)
     if spec is None:
         return []
     if not _is_occupancy_rule(spec):
@@ -86,6 +103,12 @@ def occupancy_problems(game: Game, scenario: Scenario) -> list[Diagnostic]:
                       "a unit and a hex and return a bool", spec.origin.file, spec.origin.span,
                       f"declare it as 'function {OCCUPANCY_RULE}(u: unit, h: hex) -> bool = …', "
                       "or rename it if it means something else")]
+    if not any(u.hex is not None for u in scenario.units) and not any(
+            isinstance(o.get("hex"), Hex) for t in scenario.tests for o in t.given.values()):
+        return []  # no unit on a hex: nothing to run the rule on
+    from hexlore.runtime.engine.game import Game
+
+    game = Game(rules, scenario, tolerate_problems=True)  # its problems: those check_set_up found
     st = game.state
     out: list[Diagnostic] = []
     for n, placement in enumerate(scenario.units):
@@ -112,6 +135,8 @@ def occupancy_problems(game: Game, scenario: Scenario) -> list[Diagnostic]:
 
 
 def _occupy(game: Game, unit, h: Hex, scenario: Scenario, path: tuple) -> list[Diagnostic]:
+    from hexlore.runtime.engine.game import RuntimeRuleError
+
     try:
         allowed = game.guarded(game.call_function, OCCUPANCY_RULE, [unit, h])
     except RuntimeRuleError as exc:
@@ -136,7 +161,7 @@ def _occupy(game: Game, unit, h: Hex, scenario: Scenario, path: tuple) -> list[D
 class _TestChecker:
     """The problems of one scenario test that the packs reveal before it runs."""
 
-    def __init__(self, game: Game, scenario: Scenario, test: ScenarioTest):
+    def __init__(self, game: CheckedSetUp, scenario: Scenario, test: ScenarioTest):
         self.game, self.rules, self.scenario, self.test = game, game.rules, scenario, test
         self.base = ("tests", test.index)
         self.out: list[Diagnostic] = []

@@ -13,15 +13,22 @@ side and the id it is brought in under in the campaign file.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from hexlore.compiler.model import RuleSet
 from hexlore.dsl.diagnostics import did_you_mean
 from hexlore.runtime.geometry.grid import Hex
 from hexlore.runtime.scenarios.model import UNKNOWN_FIELD, UNKNOWN_IN_TEST, UNKNOWN_SIDE, UNKNOWN_UNIT_TYPE, unknown_side_message
-from hexlore.runtime.engine.state import Unit, label
+from hexlore.runtime.engine.state import GameState, Unit, label
 
-if TYPE_CHECKING:
-    from hexlore.runtime.engine.game import Game
+
+class SettingUp(Protocol):
+    """What adding a campaign's units needs: a :class:`~hexlore.runtime.engine.game.Game`, or a
+    scenario set up only to be checked (:class:`~hexlore.runtime.engine.setup.CheckedSetUp`)."""
+
+    rules: RuleSet
+    state: GameState
+    values: Any  # setup.ScenarioValues (setup imports this module)
 
 NOT_A_CAMPAIGN_FIELD = "S115"
 ID_TAKEN = "S116"
@@ -61,7 +68,7 @@ class Cast:
     sheet_ids: frozenset[str]
 
 
-def add_campaign_units(game: "Game", cast: Cast, problems: list) -> None:
+def add_campaign_units(game: SettingUp, cast: Cast, problems: list) -> None:
     """Create the cast's units (off the board, after the scenario's) and set their campaign fields."""
     rules, st = game.rules, game.state
     created: list[tuple[CampaignUnit, Unit]] = []
@@ -110,7 +117,7 @@ def add_campaign_units(game: "Game", cast: Cast, problems: list) -> None:
                 unit.f[fname] = _value(game, cast, here, value, spec.type, problems, path, cu.sheet)
 
 
-def _value(game: "Game", cast: Cast, here: set[str], value, t, problems, path, sheet):
+def _value(game: SettingUp, cast: Cast, here: set[str], value, t, problems, path, sheet):
     """A sheet value as a runtime value; unit ids name units of the sheet, not of the scenario."""
     if t.name == "list" and t.item is not None and t.item.name == "unit":
         items = value if isinstance(value, list) else [value]
@@ -121,7 +128,7 @@ def _value(game: "Game", cast: Cast, here: set[str], value, t, problems, path, s
     return game.values.convert(value, t, problems, path, doc=sheet)
 
 
-def _sheet_unit(game: "Game", cast: Cast, here: set[str], value, problems, path, sheet):
+def _sheet_unit(game: SettingUp, cast: Cast, here: set[str], value, problems, path, sheet):
     if value is None:
         return None
     uid = str(value)

@@ -9,6 +9,7 @@ to convert values of their own files.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hexlore.compiler import ir
@@ -16,6 +17,7 @@ from hexlore.compiler.builtins import ENUMS as BUILTIN_ENUMS, enum_value
 from hexlore.compiler.model import DefinitionSpec, RuleSet
 from hexlore.compiler.types import Type
 from hexlore.dsl.diagnostics import Span, did_you_mean, error
+from hexlore.runtime.engine.cast import Cast, add_campaign_units
 from hexlore.runtime.engine.state import GameState, Side, Unit
 from hexlore.runtime.scenarios.model import (HEX_NOT_ON_BOARD, NO_DECK_FIELD, UNKNOWN_DEFINITION, UNKNOWN_FIELD,
                                              UNKNOWN_IN_TEST, UNKNOWN_OPTION, UNKNOWN_SIDE, UNKNOWN_TERRAIN,
@@ -167,10 +169,53 @@ class ScenarioValues:
         return d
 
 
-def set_up(game: "Game", problems: list) -> None:
+@dataclass
+class CheckedSetUp:
+    """A scenario set up against its rules to find its problems, with no game to play it.
+
+    Checking a scenario (``hexlore check``, and every command that opens one) needs the sides,
+    units and values the scenario names converted against the packs, not the rules' executable
+    form: building a :class:`~hexlore.runtime.engine.game.Game` generates and compiles the
+    rules' Python, which was most of the time of ``hexlore check`` (issue 32). This runs the
+    very set-up a game runs (:func:`set_up`), so its problems are the same, but a constant
+    expression of the rules is evaluated only when it is a literal: field defaults, tables and
+    option defaults that call the rules' functions stay ``None``. No check reads them.
+    """
+
+    rules: RuleSet
+    scenario: object
+    state: GameState
+    problems: list = field(default_factory=list)
+    #: the problems of a campaign's units (the last of ``problems``; the others are the scenario's own)
+    cast_problems: list = field(default_factory=list)
+    tables: dict = field(default_factory=dict)
+    options: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.values = ScenarioValues(self.rules, self.scenario, self.state, self.const)
+
+    @staticmethod
+    def const(node: ir.X):
+        """A literal's value; None for an expression that would need the rules to run."""
+        return node.value if node.__class__ is ir.Const else None
+
+
+def check_set_up(rules: RuleSet, scenario, cast: Cast | None = None) -> CheckedSetUp:
+    """The scenario set up as a game would set it up, without one: its problems against the
+    packs in ``problems``, its state (sides, units on their hexes) for the checks that follow.
+    ``cast``: a campaign's units from its sheet, added as ``Game`` adds them."""
+    checked = CheckedSetUp(rules, scenario, GameState(scenario.board))
+    set_up(checked, checked.problems)
+    if cast is not None:
+        add_campaign_units(checked, cast, checked.cast_problems)
+        checked.problems += checked.cast_problems
+    return checked
+
+
+def set_up(game: "Game | CheckedSetUp", problems: list) -> None:
     """Fill the game's tables, options and state from its rules and scenario; every problem of
     the scenario against the packs goes to ``problems``. Part of building the game (called by
-    ``Game.__init__`` only): it fills the game's own dicts and state."""
+    ``Game.__init__`` and :func:`check_set_up` only): it fills the game's own dicts and state."""
     _constants(game, game.values, problems)
     _state(game, game.values, problems)
 
@@ -248,8 +293,9 @@ def _state(game, values: ScenarioValues, problems: list) -> None:
         side = st.side(placement.side)
         if side is None:
             lacks = getattr(sc, "lacks_side", None)
-            if lacks is None or lacks(placement.side):  # not a side with errors of its own
-                # the loader reports it too, in the same words: the two are merged
+            # a side with errors of its own is not reported again; nor is a side the loader
+            # found unknown (a scenario it built has side_names): it said so, with a hint
+            if getattr(sc, "side_names", None) is None and (lacks is None or lacks(placement.side)):
                 values.report_problem(problems, unknown_side_message(placement.id, placement.side), "units", i,
                               "side", code=UNKNOWN_SIDE)
             continue

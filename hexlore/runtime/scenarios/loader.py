@@ -54,8 +54,14 @@ def scenario_schema() -> dict:
 
 
 @lru_cache(maxsize=1)
+def _schema() -> dict:
+    """The schema the validator holds, parsed once; read, never changed (the reporter reads it)."""
+    return scenario_schema()
+
+
+@lru_cache(maxsize=1)
 def _validator() -> Draft202012Validator:
-    return Draft202012Validator(scenario_schema())
+    return Draft202012Validator(_schema())
 
 
 def _schema_errors(data) -> list[ValidationError]:
@@ -115,10 +121,11 @@ def load_scenario_text(text: str, path: str = "<string>",
         return None, [syntax_error(exc, path)]
     diags = list(idx.diagnostics)
 
-    reporter = SchemaReporter(path, idx, data, scenario_schema())
     errors = _schema_errors(data)
-    for err in errors:
-        diags += reporter.report(err)
+    if errors:  # the reporter reads the validator's own copy of the schema, never changing it
+        reporter = SchemaReporter(path, idx, data, _schema())
+        for err in errors:
+            diags += reporter.report(err)
 
     # text no output can hold (S125/S126) is left out like a schema error: the rest is still checked
     builder = ScenarioBuilder(path, data, idx, bad_paths(errors) | idx.refused)
