@@ -1,0 +1,274 @@
+"""One game on the server: rebuilt from its saved answers, stepped by people and players.
+
+The game is driven through the Game API (``start``/``apply``/``legal_options``): a person's
+answer is ``apply(index)``; a player's turn is ``apply()``, the side's own policy choosing
+(seated behind :class:`_Noted`, which notes the index it chose, so that the answer is saved
+like a person's). Rebuilding replays every saved answer with ``apply(index)``, which logs what
+``apply()`` logged: the same log bytes, whoever chose. Undo is a rebuild with fewer answers.
+
+The methods here are synchronous and may take long (a search thinks, a rebuild replays): the
+app runs them in a worker thread, one at a time per game (its lock), and pages read only the
+view made after each step (:meth:`GameSession.view_for`), never the game while it runs.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+
+from ..loading import Loaded
+from ..look import Look, look_of
+from ..play import _value, describe_entry
+from ..render import side_colours, unit_mark
+from ..runtime.engine.game import Game, RuntimeRuleError, ScenarioError
+from ..runtime.engine.policies import Decision, Policy
+from ..runtime.engine.requests import Choice
+from .seats import PERSON, Seat
+from .store import GameRecord
+
+#: log lines a page is sent (the newest); the whole log is an export
+SHOWN_LOG = 400
+
+
+class _Noted(Policy):
+    """A side's own player, noting the index it chose for the decision a step answers."""
+
+    def __init__(self, inner: Policy):
+        self.inner = inner
+        self.name = inner.name
+        self.chosen: list[int] = []
+        if inner.pick is not None:
+            self.pick = self._pick
+
+    def _pick(self, count: int) -> int:
+        index = self.inner.pick(count)
+        self.chosen.append(index)
+        return index
+
+    def choose(self, decision: Decision) -> int:
+        index = self.inner.choose(decision)
+        self.chosen.append(index)
+        return index
+
+
+@dataclass
+class Step:
+    """What a step did: the side and index answered (saved), or why it failed."""
+
+    side: str | None = None
+    option: int | None = None
+    error: str | None = None
+
+
+@dataclass
+class GameSession:
+    """A game being played: its record, the rebuilt Game, its log and the latest view."""
+
+    record: GameRecord
+    loaded: Loaded
+    game: Game | None = None
+    log: io.StringIO = field(default_factory=io.StringIO)
+    failure: str | None = None
+    look: Look = field(default_factory=Look)
+    base_view: dict = field(default_factory=dict)
+    noted: dict[str, _Noted] = field(default_factory=dict)
+    #: a replay recorder (hexlore/replay/record.py) noting every position, for an export
+    recorder: object = None
+
+    # ------------------------------------------------------------ building
+    def rebuild(self, answers: list[tuple[str, int]] | None = None) -> None:
+        """Build the game afresh and replay ``answers`` (the record's, by default)."""
+        if answers is not None:
+            self.record.answers = list(answers)
+        self.failure = None
+        self.log = io.StringIO()
+        rules, scenario = self.loaded.rules, self.loaded.scenario
+        policies = {side: ("first" if player == PERSON else player) for side, player in self.record.players.items()}
+        try:
+            self.look = look_of(rules)
+            target = self.log
+            if self.recorder is not None:
+                self.recorder.inner, target = self.log, self.recorder
+            self.game = Game(rules, scenario, seed=self.record.seed, log_file=target, policies=policies)
+            if self.recorder is not None:
+                self.recorder.watch(self.game.state, self.game.events)
+            self.noted = {}
+            for side, player in self.record.players.items():
+                if player != PERSON:
+                    self.noted[side] = _Noted(self.game.policies[side])
+                    self.game.seat(side, self.noted[side])
+            self.game.start()
+            for number, (side, option) in enumerate(self.record.answers):
+                pending = self.game.pending
+                if pending is None or pending.side.name != side:
+                    raise ValueError(f"saved answer {number + 1} is for '{side}', but the game asks "
+                                     f"{'nobody' if pending is None else pending.side.name}")
+                self.game.apply(option)
+            if self.recorder is not None:
+                self.recorder.finish()
+        except (RuntimeRuleError, ScenarioError, ValueError) as exc:
+            self.failure = _headline(exc)
+        self.base_view = self._view()
+
+    # ------------------------------------------------------------ stepping
+    @property
+    def pending(self) -> Choice | None:
+        pending = self.game.pending if self.game is not None and self.failure is None else None
+        return pending if isinstance(pending, Choice) else None
+
+    @property
+    def seq(self) -> int:
+        """How many decisions were answered: the number a page's answer must carry."""
+        return len(self.record.answers)
+
+    def person_to_answer(self) -> str | None:
+        pending = self.pending
+        return pending.side.name if pending is not None and self.record.players[pending.side.name] == PERSON \
+            else None
+
+    def player_to_answer(self) -> str | None:
+        pending = self.pending
+        return pending.side.name if pending is not None and self.record.players[pending.side.name] != PERSON \
+            else None
+
+    def answer(self, option: int) -> Step:
+        """Apply a person's answer (already checked against the pending decision)."""
+        side = self.pending.side.name
+        return self._apply(side, option)
+
+    def think(self) -> Step:
+        """Let the pending side's player choose and apply its choice (a search may take long)."""
+        side = self.player_to_answer()
+        if side is None:
+            return Step(error="no player is to answer")
+        noted = self.noted[side]
+        noted.chosen = []
+        return self._apply(side, None, noted)
+
+    def _apply(self, side: str, option: int | None, noted: _Noted | None = None) -> Step:
+        try:
+            self.game.apply(option)
+        except (RuntimeRuleError, ValueError) as exc:
+            self.failure = _headline(exc)
+            self.base_view = self._view()
+            return Step(error=self.failure)
+        if option is None:
+            option = noted.chosen[0] if noted is not None and noted.chosen else 0
+        self.record.answers.append((side, option))
+        self.base_view = self._view()
+        return Step(side, option)
+
+    def undo_point(self) -> int | None:
+        """How many answers to keep to stand at a person's previous decision; None if none."""
+        answers = self.record.answers
+        for k in range(len(answers) - 1, -1, -1):
+            if self.record.players.get(answers[k][0]) == PERSON:
+                return k
+        return None
+
+    # ------------------------------------------------------------ what pages see
+    def _view(self) -> dict:
+        game = self.game
+        if game is None:
+            return {"failure": self.failure, "seq": self.seq, "sides": [], "units": [], "log": [], "pending": None,
+                    "over": False, "winner": None}
+        shown = game.events.shown
+        state = game.state
+        colours = side_colours(state, self.look)
+        strength = self.look.strength or []
+        units = []
+        for unit in state.units.values():
+            numbers = {k: v for k, v in unit.f.items() if isinstance(v, int) and not isinstance(v, bool)}
+            units.append({"id": unit.id, "type": unit.definition.name, "side": unit.side.name,
+                          "hex": state.board.label(unit.hex) if unit.hex is not None else None,
+                          "alive": unit.alive, "mark": unit_mark(unit.definition.name, self.look),
+                          "colour": colours.get(unit.side.name, "#000"),
+                          "strength": [[k, numbers[k]] for k in strength if k in numbers],
+                          "fields": {k: _plain(shown(v)) for k, v in sorted(unit.f.items())}})
+        sides = []
+        for side in state.sides:
+            fields, hands = {}, {}
+            for name, value in side.f.items():
+                if isinstance(value, list) and value and all(getattr(v, "kind", None) for v in value):
+                    hands[name] = [_card(card, shown) for card in value]
+                else:
+                    fields[name] = _plain(shown(value))
+            sides.append({"name": side.name, "player": self.record.players.get(side.name, "?"),
+                          "fields": fields, "hands": hands})
+        entries = game.log[-SHOWN_LOG:]
+        log = [line for line in (describe_entry(e) for e in entries) if line is not None]
+        return {"failure": self.failure, "seq": self.seq, "over": bool(state.over),
+                "winner": state.winner.name if hasattr(state.winner, "name") else state.winner,
+                "sides": sides, "units": units, "log": log, "pending": self._pending_view()}
+
+    def _pending_view(self) -> dict | None:
+        pending = self.pending
+        if pending is None:
+            return None
+        labels = [_value(label) for label in self.game.legal_options()]
+        hexes: dict[str, list[int]] = {}
+        units: dict[str, list[int]] = {}
+        board_labels = {self.game.state.board.label(h) for h in self.game.state.board}
+        for i, label in enumerate(labels):
+            if label in board_labels:
+                hexes.setdefault(label, []).append(i)
+            elif label in self.game.state.units:
+                units.setdefault(label, []).append(i)
+        scores = self._scores(pending)
+        preferred = [i for i, s in enumerate(scores) if s == max(scores)] \
+            if scores and len(set(scores)) > 1 else []
+        return {"name": pending.name, "side": pending.side.name,
+                "player": self.record.players.get(pending.side.name, "?"), "options": labels,
+                "default": pending.default, "preferred": preferred, "hexes": hexes, "units": units}
+
+    def _scores(self, pending: Choice) -> list | None:
+        """The rules' 'prefer' scores of the pending options, worked out on a fork (so the
+        game's budget and memo are as they were: the log stays the same bytes)."""
+        scores = pending.scores
+        if not callable(scores):
+            return scores
+        point = self.game.fork()
+        try:
+            return list(self.game.guarded(scores))
+        except (RuntimeRuleError, TypeError):
+            return None
+        finally:
+            self.game.restore(point)
+
+    def view_for(self, seat: Seat | None, mode: str) -> dict:
+        """The view a seat is sent: in a remote game the other sides' hands are counted, not shown."""
+        view = dict(self.base_view)
+        view["you"] = list(seat.sides) if seat is not None else []
+        view["mode"] = mode
+        view["scenario"] = self.loaded.scenario.name if self.loaded.scenario is not None else self.record.scenario
+        if mode == "remote" and seat is not None and not seat.spectator and not view.get("over"):
+            view["sides"] = [side if side["name"] in seat.sides else
+                             {**side, "hands": {k: {"hidden": len(v)} for k, v in side["hands"].items()}}
+                             for side in view["sides"]]
+        return view
+
+
+def _card(card, shown) -> dict:
+    """A card as a page shows it: its name, title and the values it declares."""
+    values = ", ".join(f"{name}: {_value(_plain(shown(getattr(v, 'value', v))))}" for name, v in card.values)
+    return {"name": card.name, "title": card.title or card.name, "text": values}
+
+
+def _plain(value):
+    """A shown value as JSON: lists stay lists, anything else not JSON becomes its text."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    name = getattr(value, "name", None)
+    return name if isinstance(name, str) else str(value)
+
+
+def _headline(exc: Exception) -> str:
+    diagnostic = getattr(exc, "diagnostic", None)
+    if diagnostic is not None:
+        return diagnostic.headline()
+    diagnostics = getattr(exc, "diagnostics", None)
+    if diagnostics:
+        return "; ".join(d.headline() for d in diagnostics[:3])
+    return str(exc)
