@@ -27,9 +27,6 @@ class Seat:
     def spectator(self) -> bool:
         return not self.sides
 
-    def plays(self, side: str) -> bool:
-        return side in self.sides
-
 
 def new_token() -> str:
     return secrets.token_urlsafe(18)
