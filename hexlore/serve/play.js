@@ -148,7 +148,8 @@
       document.getElementById("notice").textContent = "";
       view = m;
       drawBoard(); drawDecision(); drawSides(); drawLog();
-      document.body.setAttribute("data-seq", String(view.seq));
+      document.body.setAttribute("data-seq", String(view.seq));  // what a test (or a user script) reads
+      document.body.setAttribute("data-pending", view.pending ? view.pending.side : (view.over ? "over" : ""));
     });
     socket.addEventListener("close", function () {  // the server restarted or the network dropped: try again
       document.body.classList.remove("live");
