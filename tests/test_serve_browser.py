@@ -137,6 +137,7 @@ def test_two_windows_play_the_ford_to_its_end(browser, tmp_path):
         assert moves > 50
         text = browser.find_element("id", "decision").text
         assert "Game over: winner" in text
+        shot(browser, "serve_game_over.png")
         for side in ("south", "north"):
             browser.switch_to.window(windows[side])
             browser.close()
@@ -180,7 +181,6 @@ def test_person_against_greedy_survives_a_restart_and_undoes(browser, tmp_path):
         browser.find_element("id", "undo").click()
         wait(browser, f"return Number(document.body.getAttribute('data-seq')) === {before}")
         assert browser.find_element("id", "log").text == position[1]
-        shot(browser, "serve_undo.png")
 
 
 def test_hostile_names_are_text_in_the_browser(browser, tmp_path):

@@ -46,8 +46,8 @@
       parts.push(svg("text", {x: n(bx), y: n(by + size * 0.09), "font-size": n(size * 0.25), "text-anchor": "middle",
                               fill: "#111"}, [u.strength.map(function (s) { return s[1]; }).join("/")]));
     }
-    var all = Object.keys(u.fields).map(function (f) { return f + "=" + shown(u.fields[f]); }).join(", ");
-    parts.push(svg("title", {}, [u.id + " (" + u.type + ", " + u.side + "): " + all]));
+    var changed = Object.keys(u.changed).map(function (f) { return f + "=" + shown(u.changed[f]); }).join(", ");
+    parts.push(svg("title", {}, [u.id + " (" + u.type + ", " + u.side + ")" + (changed ? ", changed: " + changed : "")]));
     return svg("g", {"class": "unit" + (option ? " option" : ""), "data-unit": u.id, "data-side": u.side,
                      "data-hex": u.hex, "data-strength": u.strength.map(function (s) { return s[0] + "=" + s[1]; }).join(" ")}, parts);
   }

@@ -74,6 +74,13 @@ class GameSession:
     noted: dict[str, _Noted] = field(default_factory=dict)
     #: a replay recorder (hexlore/replay/record.py) noting every position, for an export
     recorder: object = None
+    #: unit id -> (its field values, their view): a unit's view is made again only when one changed
+    shown_units: dict = field(default_factory=dict)
+    #: unit id -> its fields as the game was set up: a page is sent what changed since
+    start_fields: dict = field(default_factory=dict)
+    #: the log's entries described so far (the page is sent the newest)
+    described: list = field(default_factory=list)
+    read: int = 0
 
     # ------------------------------------------------------------ building
     def rebuild(self, answers: list[tuple[str, int]] | None = None) -> None:
@@ -81,6 +88,7 @@ class GameSession:
         if answers is not None:
             self.record.answers = list(answers)
         self.failure = None
+        self.shown_units, self.described, self.read = {}, [], 0
         self.log = io.StringIO()
         rules, scenario = self.loaded.rules, self.loaded.scenario
         policies = {side: ("first" if player == PERSON else player) for side, player in self.record.players.items()}
@@ -92,6 +100,7 @@ class GameSession:
             self.game = Game(rules, scenario, seed=self.record.seed, log_file=target, policies=policies)
             if self.recorder is not None:
                 self.recorder.watch(self.game.state, self.game.events)
+            self.start_fields = {uid: dict(unit.f) for uid, unit in self.game.state.units.items()}
             self.noted = {}
             for side, player in self.record.players.items():
                 if player != PERSON:
@@ -178,13 +187,20 @@ class GameSession:
         strength = self.look.strength or []
         units = []
         for unit in state.units.values():
+            values = (unit.hex, unit.alive, tuple(unit.f.values()))
+            known = self.shown_units.get(unit.id)
+            if known is not None and known[0] == values:
+                units.append(known[1])
+                continue
             numbers = {k: v for k, v in unit.f.items() if isinstance(v, int) and not isinstance(v, bool)}
             units.append({"id": unit.id, "type": unit.definition.name, "side": unit.side.name,
                           "hex": state.board.label(unit.hex) if unit.hex is not None else None,
                           "alive": unit.alive, "mark": unit_mark(unit.definition.name, self.look),
                           "colour": colours.get(unit.side.name, "#000"),
                           "strength": [[k, numbers[k]] for k in strength if k in numbers],
-                          "fields": {k: _plain(shown(v)) for k, v in sorted(unit.f.items())}})
+                          "changed": {k: _plain(shown(v)) for k, v in sorted(unit.f.items())
+                                      if self.start_fields.get(unit.id, {}).get(k, v) != v}})
+            self.shown_units[unit.id] = (values, units[-1])
         sides = []
         for side in state.sides:
             fields, hands = {}, {}
@@ -195,8 +211,10 @@ class GameSession:
                     fields[name] = _plain(shown(value))
             sides.append({"name": side.name, "player": self.record.players.get(side.name, "?"),
                           "fields": fields, "hands": hands})
-        entries = game.log[-SHOWN_LOG:]
-        log = [line for line in (describe_entry(e) for e in entries) if line is not None]
+        entries = game.log
+        self.described.extend(line for line in (describe_entry(e) for e in entries[self.read:]) if line is not None)
+        self.read = len(entries)
+        log = self.described[-SHOWN_LOG:]
         return {"failure": self.failure, "seq": self.seq, "over": bool(state.over),
                 "winner": state.winner.name if hasattr(state.winner, "name") else state.winner,
                 "sides": sides, "units": units, "log": log, "pending": self._pending_view()}
