@@ -137,7 +137,7 @@ def _scenarios(catalogue: Catalogue) -> list[dict]:
     out = []
     for name in catalogue.names:
         loaded = catalogue.load(name)
-        if not loaded.playable:
+        if not loaded.playable or loaded.scenario is None:
             continue
         out.append({"key": name, "title": loaded.scenario.name, "seed": loaded.scenario.seed,
                     "sides": [s.name for s in loaded.scenario.sides]})
@@ -156,9 +156,11 @@ def _replay_page(session) -> str:
     from .session import GameSession
 
     recorder = Recorder(io.StringIO())
+    scenario = session.loaded.scenario
+    assert scenario is not None, "a game is made of a playable scenario only"
     record = replace(session.record, answers=list(session.record.answers))
     GameSession(record, session.loaded, recorder=recorder).rebuild()
-    return page_of(session.loaded, recording_of(recorder, f"{session.loaded.scenario.name} (seed {session.record.seed})"))
+    return page_of(session.loaded, recording_of(recorder, f"{scenario.name} (seed {session.record.seed})"))
 
 
 __all__ = ["create_app"]

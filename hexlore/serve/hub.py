@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import Any
 
 import anyio.to_thread
 
@@ -55,6 +56,7 @@ class Catalogue:
         """The board's picture as the scenario begins, in the packs' look (units drawn by the page)."""
         if name not in self.boards:
             loaded = self.load(name)
+            assert loaded.rules is not None and loaded.scenario is not None, "only playable scenarios are shown"
             state = Game(loaded.rules, loaded.scenario).state
             self.boards[name] = board_svg(state, "", BOARD_SIZE, session.look, units=False, svg_id="board",
                                           layers=("units",))
@@ -69,7 +71,10 @@ def catalogue_of(scenarios: list[str] | tuple[str, ...]) -> Catalogue:
 
 @dataclass
 class Watcher:
-    socket: object
+    """A page watching a game: its socket (Starlette's WebSocket), its seat, and how many messages
+    it sent since the game last moved (a flood is refused)."""
+
+    socket: Any
     seat: Seat
     seq: int = -1
     sent: int = 0
@@ -91,7 +96,7 @@ class Hub:
         if len(self.store.games()) >= MAX_GAMES:
             raise CreateError(f"this server holds {MAX_GAMES} games already")
         loaded = self.catalogue.load(scenario)
-        if not loaded.playable:
+        if not loaded.playable or loaded.scenario is None:
             raise CreateError(f"scenario '{scenario}' cannot be played: " +
                               "; ".join(d.headline() for d in loaded.diagnostics[:3]))
         sides = [s.name for s in loaded.scenario.sides]
@@ -139,11 +144,15 @@ class Hub:
                     return
                 seq = session.seq
                 step = await anyio.to_thread.run_sync(session.think)
-                if step.error is None:
-                    self.store.add_answer(game_id, seq, step.side, step.option)
+                self._save(game_id, seq, step)
             await self.broadcast(game_id)
             if step.error is not None:
                 return
+
+    def _save(self, game_id: str, seq: int, step) -> None:
+        """Save an applied answer as soon as it is applied (a kill after this loses nothing)."""
+        if step.error is None and step.side is not None and step.option is not None:
+            self.store.add_answer(game_id, seq, step.side, step.option)
 
     # ------------------------------------------------------------ messages
     async def handle(self, game_id: str, watcher: Watcher, text: str | bytes | None) -> None:
@@ -175,8 +184,7 @@ class Hub:
                                   len(pending.options) if pending is not None else 0, False)
             seq = session.seq
             step = await anyio.to_thread.run_sync(session.answer, message.option)
-            if step.error is None:
-                self.store.add_answer(game_id, seq, step.side, step.option)
+            self._save(game_id, seq, step)
             self.undo_votes.pop(game_id, None)
         await self.broadcast(game_id)
         asyncio.get_running_loop().create_task(self.drive(game_id))

@@ -14,12 +14,15 @@ view made after each step (:meth:`GameSession.view_for`), never the game while i
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import IO, cast
 
 from ..loading import Loaded
 from ..look import Look, look_of
 from ..play import _value, describe_entry
 from ..render import side_colours, unit_mark
+from ..replay.record import Recorder
 from ..runtime.engine.game import Game, RuntimeRuleError, ScenarioError
 from ..runtime.engine.policies import Decision, Policy
 from ..runtime.engine.requests import Choice
@@ -41,7 +44,7 @@ class _Noted(Policy):
             self.pick = self._pick
 
     def _pick(self, count: int) -> int:
-        index = self.inner.pick(count)
+        index = cast(Callable[[int], int], self.inner.pick)(count)
         self.chosen.append(index)
         return index
 
@@ -73,7 +76,7 @@ class GameSession:
     base_view: dict = field(default_factory=dict)
     noted: dict[str, _Noted] = field(default_factory=dict)
     #: a replay recorder (hexlore/replay/record.py) noting every position, for an export
-    recorder: object = None
+    recorder: Recorder | None = None
     #: unit id -> (its field values, their view): a unit's view is made again only when one changed
     shown_units: dict = field(default_factory=dict)
     #: unit id -> its fields as the game was set up: a page is sent what changed since
@@ -91,30 +94,33 @@ class GameSession:
         self.shown_units, self.described, self.read = {}, [], 0
         self.log = io.StringIO()
         rules, scenario = self.loaded.rules, self.loaded.scenario
-        policies = {side: ("first" if player == PERSON else player) for side, player in self.record.players.items()}
+        policies: dict[str, str | Policy] = {
+            side: ("first" if player == PERSON else player) for side, player in self.record.players.items()}
         try:
+            assert rules is not None and scenario is not None, "rebuilt only from a playable scenario"
             self.look = look_of(rules)
-            target = self.log
-            if self.recorder is not None:
-                self.recorder.inner, target = self.log, self.recorder
-            self.game = Game(rules, scenario, seed=self.record.seed, log_file=target, policies=policies)
-            if self.recorder is not None:
-                self.recorder.watch(self.game.state, self.game.events)
-            self.start_fields = {uid: dict(unit.f) for uid, unit in self.game.state.units.items()}
+            recorder = self.recorder
+            if recorder is not None:
+                recorder.inner = self.log
+            target: IO[str] = cast(IO[str], recorder) if recorder is not None else self.log  # file-like
+            game = self.game = Game(rules, scenario, seed=self.record.seed, policies=policies, log_file=target)
+            if recorder is not None:
+                recorder.watch(game.state, game.events)
+            self.start_fields = {uid: dict(unit.f) for uid, unit in game.state.units.items()}
             self.noted = {}
             for side, player in self.record.players.items():
                 if player != PERSON:
-                    self.noted[side] = _Noted(self.game.policies[side])
-                    self.game.seat(side, self.noted[side])
-            self.game.start()
+                    self.noted[side] = _Noted(game.policies[side])
+                    game.seat(side, self.noted[side])
+            game.start()
             for number, (side, option) in enumerate(self.record.answers):
-                pending = self.game.pending
+                pending = self.pending
                 if pending is None or pending.side.name != side:
                     raise ValueError(f"saved answer {number + 1} is for '{side}', but the game asks "
                                      f"{'nobody' if pending is None else pending.side.name}")
-                self.game.apply(option)
-            if self.recorder is not None:
-                self.recorder.finish()
+                game.apply(option)
+            if recorder is not None:
+                recorder.finish()
         except (RuntimeRuleError, ScenarioError, ValueError) as exc:
             self.failure = _headline(exc)
         self.base_view = self._view()
@@ -142,8 +148,10 @@ class GameSession:
 
     def answer(self, option: int) -> Step:
         """Apply a person's answer (already checked against the pending decision)."""
-        side = self.pending.side.name
-        return self._apply(side, option)
+        pending = self.pending
+        if pending is None:
+            return Step(error="no decision is pending")
+        return self._apply(pending.side.name, option)
 
     def think(self) -> Step:
         """Let the pending side's player choose and apply its choice (a search may take long)."""
@@ -156,7 +164,7 @@ class GameSession:
 
     def _apply(self, side: str, option: int | None, noted: _Noted | None = None) -> Step:
         try:
-            self.game.apply(option)
+            self._game().apply(option)
         except (RuntimeRuleError, ValueError) as exc:
             self.failure = _headline(exc)
             self.base_view = self._view()
@@ -166,6 +174,10 @@ class GameSession:
         self.record.answers.append((side, option))
         self.base_view = self._view()
         return Step(side, option)
+
+    def _game(self) -> Game:
+        assert self.game is not None, "the game is built before it is stepped or shown"
+        return self.game
 
     def undo_point(self) -> int | None:
         """How many answers to keep to stand at a person's previous decision; None if none."""
@@ -216,21 +228,22 @@ class GameSession:
         self.read = len(entries)
         log = self.described[-SHOWN_LOG:]
         return {"failure": self.failure, "seq": self.seq, "over": bool(state.over),
-                "winner": state.winner.name if hasattr(state.winner, "name") else state.winner,
+                "winner": getattr(state.winner, "name", state.winner),
                 "sides": sides, "units": units, "log": log, "pending": self._pending_view()}
 
     def _pending_view(self) -> dict | None:
         pending = self.pending
         if pending is None:
             return None
-        labels = [_value(label) for label in self.game.legal_options()]
+        game = self._game()
+        labels = [_value(label) for label in game.legal_options()]
         hexes: dict[str, list[int]] = {}
         units: dict[str, list[int]] = {}
-        board_labels = {self.game.state.board.label(h) for h in self.game.state.board}
+        board_labels = {game.state.board.label(h) for h in game.state.board}
         for i, label in enumerate(labels):
             if label in board_labels:
                 hexes.setdefault(label, []).append(i)
-            elif label in self.game.state.units:
+            elif label in game.state.units:
                 units.setdefault(label, []).append(i)
         scores = self._scores(pending)
         preferred = [i for i, s in enumerate(scores) if s == max(scores)] \
@@ -245,13 +258,14 @@ class GameSession:
         scores = pending.scores
         if not callable(scores):
             return scores
-        point = self.game.fork()
+        game = self._game()
+        point = game.fork()
         try:
-            return list(self.game.guarded(scores))
+            return list(game.guarded(scores))
         except (RuntimeRuleError, TypeError):
             return None
         finally:
-            self.game.restore(point)
+            game.restore(point)
 
     def view_for(self, seat: Seat | None, mode: str) -> dict:
         """The view a seat is sent: in a remote game the other sides' hands are counted, not shown."""
