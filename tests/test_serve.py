@@ -216,3 +216,41 @@ def test_hostile_names_reach_the_page_as_text(tmp_path, monkeypatch):
         assert "script-src 'sha256-" in play and "connect-src 'self'" in play
         with client.websocket_connect(f"/ws/{game}?token={token}") as ws:
             assert json.loads(json.dumps(ws.receive_json()))["scenario"] == "<script>alert(1)</script>{{ x }}"
+
+
+def test_a_thinking_player_does_not_hold_up_other_games(tmp_path, monkeypatch):
+    """A player's turn runs off the event loop and off the engine: while it is held thinking
+    (deterministically, on an event), another game is opened, answered and shown, and the held
+    game refuses an undo as busy; then the held one moves on. Both games are opened at once
+    (their rebuilds race for the engine, which runs one at a time)."""
+    import threading
+
+    import anyio.to_thread
+
+    from hexlore.serve.hub import Hub
+
+    release, thinking = threading.Event(), threading.Event()
+    think = Hub.think
+
+    async def held(self, session):
+        thinking.set()
+        assert await anyio.to_thread.run_sync(release.wait, 60)
+        return await think(self, session)
+
+    monkeypatch.setattr(Hub, "think", held)
+    with app_on(tmp_path / "g.sqlite") as client:
+        slow, slow_seats = new_game(client, "greedy", "person")  # north, the player, moves first
+        fast, fast_seats = new_game(client, "person", "person")
+        with client.websocket_connect(f"/ws/{slow}?token={slow_seats['plays south']}") as held_ws, \
+                client.websocket_connect(f"/ws/{fast}?token={fast_seats['plays north, south']}") as ws:
+            first = receive_state(held_ws)
+            assert first["pending"]["side"] == "north" and thinking.wait(60)
+            state = receive_state(ws)
+            assert state["pending"]["side"] == "north" and state["seq"] == 0
+            ws.send_json({"v": 1, "type": "answer", "seq": 0, "option": 0})
+            assert receive_state(ws)["seq"] == 1  # served while the other game's player thinks
+            held_ws.send_json({"v": 1, "type": "undo", "seq": 0})
+            assert "busy" in held_ws.receive_json()["message"]
+            release.set()
+            moved = receive_state(held_ws)
+            assert moved["seq"] == 1 and moved["failure"] is None

@@ -14,8 +14,10 @@ step, their script and style ship in the package. Routes::
 
 from __future__ import annotations
 
+import contextlib
 import io
 import random
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from urllib.parse import parse_qs
 
@@ -38,7 +40,11 @@ def create_app(store: Store, catalogue: Catalogue) -> Starlette:
     hub = Hub(store, catalogue)
 
     async def home(request: Request) -> Response:
-        return HTMLResponse(home_html(_scenarios(catalogue), _games(hub), PLAYER_CHOICES))
+        import anyio.to_thread
+
+        from .session import engine
+        scenarios = await anyio.to_thread.run_sync(engine, _scenarios, catalogue)
+        return HTMLResponse(home_html(scenarios, _games(hub), PLAYER_CHOICES))
 
     async def new_game(request: Request) -> Response:
         body = await _bounded_body(request)
@@ -73,7 +79,10 @@ def create_app(store: Store, catalogue: Catalogue) -> Starlette:
         from ..render import centres
         data["centres"] = {k: list(v) for k, v in centres(session.game.state, BOARD_SIZE).items()} \
             if session.game is not None else {}
-        board = catalogue.board(session.record.scenario, session)
+        import anyio.to_thread
+
+        from .session import engine
+        board = await anyio.to_thread.run_sync(engine, catalogue.board, session.record.scenario, session)
         title = session.loaded.scenario.name if session.loaded.scenario is not None else session.record.scenario
         return HTMLResponse(play_html(title, board, data))
 
@@ -86,7 +95,8 @@ def create_app(store: Store, catalogue: Catalogue) -> Starlette:
             if request.path_params["what"] == "log":
                 return PlainTextResponse(session.log.getvalue(), media_type="application/x-ndjson")
             import anyio.to_thread
-            page = await anyio.to_thread.run_sync(_replay_page, session)
+            from .session import engine
+            page = await anyio.to_thread.run_sync(engine, _replay_page, session)
         return HTMLResponse(page)
 
     async def socket(websocket: WebSocket) -> None:
@@ -116,7 +126,12 @@ def create_app(store: Store, catalogue: Catalogue) -> Starlette:
         finally:
             hub.leave(game_id, watcher)
 
-    app = Starlette(routes=[
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        hub.close()  # the players' worker process goes with the server
+
+    app = Starlette(lifespan=lifespan, routes=[
         Route("/", home), Route("/games", new_game, methods=["POST"]),
         Route("/play/{game_id}", play), Route("/games/{game_id}/{what:str}", export),
         WebSocketRoute("/ws/{game_id}", socket)])

@@ -4,12 +4,16 @@ The hub owns the store, the scenarios offered (:class:`Catalogue`), the sessions
 and the sockets watching each. Everything that runs a game's rules (a rebuild, a person's
 answer, a player thinking) runs in a worker thread under the game's lock, so one game's
 search never stops the event loop that serves the others; pages are sent the view each step
-made, never the game while it runs.
+made, never the game while it runs. Games share their rule set's compiled code, which two
+threads may not run at once, so the engine runs one call at a time (``session.engine``), and a
+player thinks in a worker process on a copy of the game rebuilt from its answers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +24,7 @@ from ..render import board_svg
 from ..runtime.engine.game import Game
 from . import protocol
 from .seats import MODES, PERSON, Seat, find_seat, make_seats, new_game_id
-from .session import GameSession
+from .session import GameSession, Step, engine, think_elsewhere
 from .store import GameRecord, Store
 
 #: the bundled scenarios offered when the command names none
@@ -89,6 +93,8 @@ class Hub:
         self.watchers: dict[str, list[Watcher]] = {}
         self.undo_votes: dict[str, set[str]] = {}
         self.seats: dict[str, dict[str, list[str]]] = {}
+        #: the process players think in (made at the first player's turn)
+        self.pool: ProcessPoolExecutor | None = None
 
     # ------------------------------------------------------------ games
     def create(self, scenario: str, seed: int, players: dict[str, str], mode: str) -> tuple[str, dict]:
@@ -122,9 +128,9 @@ class Hub:
         lock = self.locks.setdefault(game_id, asyncio.Lock())
         async with lock:
             if game_id not in self.sessions:
-                loaded = await anyio.to_thread.run_sync(self.catalogue.load, record.scenario)
+                loaded = await anyio.to_thread.run_sync(engine, self.catalogue.load, record.scenario)
                 session = GameSession(record, loaded)
-                await anyio.to_thread.run_sync(session.rebuild)
+                await anyio.to_thread.run_sync(engine, session.rebuild)
                 self.seats[game_id] = self.store.seats(game_id)
                 self.sessions[game_id] = session
         asyncio.get_running_loop().create_task(self.drive(game_id))
@@ -143,11 +149,29 @@ class Hub:
                 if session.player_to_answer() is None:
                     return
                 seq = session.seq
-                step = await anyio.to_thread.run_sync(session.think)
+                try:
+                    option = await self.think(session)
+                except Exception as exc:  # the worker failed or died: the game says so and waits
+                    await anyio.to_thread.run_sync(engine, session.fail, f"the player failed: {exc}")
+                    step = Step(error=str(exc))
+                else:
+                    step = await anyio.to_thread.run_sync(engine, session.answer, option)
                 self._save(game_id, seq, step)
             await self.broadcast(game_id)
             if step.error is not None:
                 return
+
+    async def think(self, session: GameSession) -> int:
+        """The pending side's player's choice, worked out in the pool's process."""
+        if self.pool is None:
+            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        record = session.record
+        return await asyncio.get_running_loop().run_in_executor(
+            self.pool, think_elsewhere, record.scenario, record.seed, dict(record.players), list(record.answers))
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
 
     def _save(self, game_id: str, seq: int, step) -> None:
         """Save an applied answer as soon as it is applied (a kill after this loses nothing)."""
@@ -183,7 +207,7 @@ class Hub:
             protocol.check_answer(message, session.seq, session.person_to_answer(), watcher.seat.sides,
                                   len(pending.options) if pending is not None else 0, False)
             seq = session.seq
-            step = await anyio.to_thread.run_sync(session.answer, message.option)
+            step = await anyio.to_thread.run_sync(engine, session.answer, message.option)
             self._save(game_id, seq, step)
             self.undo_votes.pop(game_id, None)
         await self.broadcast(game_id)
@@ -208,7 +232,7 @@ class Hub:
         self.undo_votes.pop(game_id, None)
         async with lock:
             self.store.cut_answers(game_id, keep)
-            await anyio.to_thread.run_sync(session.rebuild, session.record.answers[:keep])
+            await anyio.to_thread.run_sync(engine, session.rebuild, session.record.answers[:keep])
         await self.broadcast(game_id)
         asyncio.get_running_loop().create_task(self.drive(game_id))
 

@@ -13,7 +13,9 @@ view made after each step (:meth:`GameSession.view_for`), never the game while i
 
 from __future__ import annotations
 
+import functools
 import io
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, cast
@@ -31,6 +33,38 @@ from .store import GameRecord
 
 #: log lines a page is sent (the newest); the whole log is an export
 SHOWN_LOG = 400
+#: the engine runs one game at a time in a process: games of a rule set share its compiled code,
+#: which is not safe to run from two threads at once (a rebuild raced by another ran to its end);
+#: every call that runs rules takes this lock (:func:`engine`), and players think in another
+#: process (:func:`think_elsewhere`), so a long search holds it for no other game
+ENGINE = threading.Lock()
+
+
+def engine(fn: Callable, *args):
+    """``fn(*args)`` with the engine to itself (call it in a worker thread, never on the loop)."""
+    with ENGINE:
+        return fn(*args)
+
+
+@functools.cache
+def _loaded(scenario: str) -> Loaded:
+    from ..loading import open_scenario
+
+    return open_scenario(scenario)
+
+
+def think_elsewhere(scenario: str, seed: int, players: dict[str, str], answers: list[tuple[str, int]]) -> int:
+    """In a worker process: the index the pending side's player chooses, in the game that the
+    answers give (rebuilt here: the server's game stays the server's)."""
+    session = GameSession(GameRecord("worker", scenario, seed, players, "hot-seat", answers=list(answers)),
+                          _loaded(scenario))
+    session.rebuild()
+    if session.failure is not None:
+        raise RuntimeError(session.failure)
+    step = session.think()
+    if step.error is not None or step.option is None:
+        raise RuntimeError(step.error or "the player chose nothing")
+    return step.option
 
 
 class _Noted(Policy):
@@ -147,11 +181,17 @@ class GameSession:
             else None
 
     def answer(self, option: int) -> Step:
-        """Apply a person's answer (already checked against the pending decision)."""
+        """Apply an answer (a person's, checked against the pending decision; or what a player
+        chose in another process, for the decision pending when it was asked)."""
         pending = self.pending
         if pending is None:
             return Step(error="no decision is pending")
         return self._apply(pending.side.name, option)
+
+    def fail(self, message: str) -> None:
+        """The game cannot go on (a player failed in its worker): say so on every page."""
+        self.failure = message
+        self.base_view = self._view()
 
     def think(self) -> Step:
         """Let the pending side's player choose and apply its choice (a search may take long)."""
