@@ -114,6 +114,7 @@
 
   function drawLog() {
     var list = document.getElementById("log");
+    list.setAttribute("start", String(view.log_start));  // the page shows the newest lines of the log
     fill(list, view.log.map(function (line) { return html("li", {}, [line]); }));
     list.scrollTop = list.scrollHeight;
   }

@@ -269,7 +269,8 @@ class GameSession:
         log = self.described[-SHOWN_LOG:]
         return {"failure": self.failure, "seq": self.seq, "over": bool(state.over),
                 "winner": getattr(state.winner, "name", state.winner),
-                "sides": sides, "units": units, "log": log, "pending": self._pending_view()}
+                "sides": sides, "units": units, "log": log, "log_start": len(self.described) - len(log) + 1,
+                "pending": self._pending_view()}
 
     def _pending_view(self) -> dict | None:
         pending = self.pending
