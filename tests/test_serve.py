@@ -254,3 +254,19 @@ def test_a_thinking_player_does_not_hold_up_other_games(tmp_path, monkeypatch):
             release.set()
             moved = receive_state(held_ws)
             assert moved["seq"] == 1 and moved["failure"] is None
+
+
+@pytest.mark.parametrize("missing", ["uvicorn", "starlette"])
+def test_serve_without_its_extra_says_how_to_install_it(monkeypatch, missing):
+    import sys
+
+    from click.testing import CliRunner
+
+    from hexlore.cli import main
+
+    monkeypatch.setitem(sys.modules, missing, None)  # import of it fails, as when not installed
+    for name in [m for m in sys.modules if m.startswith("hexlore.serve")]:
+        monkeypatch.delitem(sys.modules, name)
+    result = CliRunner().invoke(main, ["serve", "--database", ":memory:"])
+    assert result.exit_code == 1 and "pip install 'hexlore[serve]'" in result.output
+    assert "Traceback" not in result.output
