@@ -264,9 +264,9 @@ def test_serve_without_its_extra_says_how_to_install_it(monkeypatch, missing):
 
     from hexlore.cli import main
 
+    for name in [m for m in sys.modules if m.startswith(("hexlore.serve", missing + "."))]:
+        monkeypatch.delitem(sys.modules, name)  # imported afresh: a cached submodule would not fail
     monkeypatch.setitem(sys.modules, missing, None)  # import of it fails, as when not installed
-    for name in [m for m in sys.modules if m.startswith("hexlore.serve")]:
-        monkeypatch.delitem(sys.modules, name)
     result = CliRunner().invoke(main, ["serve", "--database", ":memory:"])
     assert result.exit_code == 1 and "pip install 'hexlore[serve]'" in result.output
     assert "Traceback" not in result.output
