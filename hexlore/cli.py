@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, cast
 import click
 
 from .cli_analysis import _parse_policies, odds as _odds, sweep as _sweep
+from .cli_serve import serve as _serve
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -506,3 +507,4 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
 
 main.add_command(_odds)
 main.add_command(_sweep)
+main.add_command(_serve)

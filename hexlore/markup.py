@@ -120,12 +120,18 @@ class Page:
     data: object
     data_id: str = "page-data"
     context: dict = field(default_factory=dict)
+    #: more of the policy for a served page: ``connect-src`` for its socket, ``form-action``
+    #: for its forms (a page opened from disk needs neither)
+    allow: str = ""
 
 
-def content_security_policy(css: str, script: str) -> str:
+def content_security_policy(css: str, script: str, allow: str = "") -> str:
     """Nothing but the page's own style and script; no network, no plug-ins, no forms, no base.
     Hashes rather than 'unsafe-inline', so an injected element or handler would not run.
     (Its text is quotes, letters and base64, nothing HTML could read otherwise.)"""
+    if allow:
+        return (f"default-src 'none'; script-src {_sha256(script)}; style-src {_sha256(css)}; "
+                f"base-uri 'none'; {allow}")
     return (f"default-src 'none'; script-src {_sha256(script)}; style-src {_sha256(css)}; "
             "base-uri 'none'; form-action 'none'")
 
@@ -140,5 +146,5 @@ def build_page(page: Page) -> str:
     css, script = clean_text(page.css), clean_text(page.script)  # hashed as written
     body = _environment().from_string(page.body).render(**page.context)
     return _environment().from_string(SKELETON).render(
-        csp=Markup(content_security_policy(css, script)), title=page.title, css=Markup(css), body=Markup(body),
+        csp=Markup(content_security_policy(css, script, page.allow)), title=page.title, css=Markup(css), body=Markup(body),
         data_id=page.data_id, data=Markup(json_for_html(page.data)), script=Markup(script))

@@ -32,6 +32,7 @@ ALLOWED = {
     ("hexlore/report.py", "_sections"): "docs/diagnostics.md shipped with hexlore",
     ("hexlore/runtime/scenarios/located_yaml.py", "cached_schema"): "the JSON Schemas shipped in the package",
     ("hexlore/replay/page.py", "_asset"): "the replay page's script and style shipped in the package",
+    ("hexlore/serve/page.py", "_asset"): "the play page's script and style shipped in the package",
     ("hexlore/campaign.py", "_sheet_lock"): "creates the campaign's lock file (a write)",
     ("hexlore/dsl/output_files.py", "_sync_folder"): "opens an output's folder to flush a rename (a write)",
     ("hexlore/dsl/output_files.py", "remove_stale_temporaries"): "lists an output's folder for hexlore's own "

@@ -1,0 +1,92 @@
+"""The messages between a play page and the server, and the checks every incoming one passes.
+
+JSON objects with a version field ``v`` (:data:`VERSION`). A page sends::
+
+    {"v": 1, "type": "answer", "seq": 12, "option": 3}   # option 3 of the decision after 12 answers
+    {"v": 1, "type": "undo", "seq": 12}                   # back to this seat's previous decision
+
+and receives ``{"v": 1, "type": "state", ...}`` (the view of the game, after every change) or
+``{"v": 1, "type": "error", "message": "..."}`` (its message refused, and why: nothing changed).
+A message is refused before it reaches the game when it is too large, not JSON, not an object
+of a known type, or its numbers are not plain integers; the server then checks it against the
+decision actually pending (:func:`check_answer`): the game's sequence number, the side whose
+turn it is and the seat's sides, and the option index in range.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+VERSION = 1
+#: the largest frame a page may send (an answer is some 60 bytes)
+MAX_MESSAGE = 4096
+#: messages a socket may send while the game stands still (one decision): past it, a flood
+MAX_MESSAGES_PER_STEP = 40
+KINDS = ("answer", "undo")
+
+
+class Refused(Exception):
+    """A message the server will not act on; its text is sent back to the page."""
+
+
+@dataclass(frozen=True)
+class Message:
+    kind: str
+    seq: int
+    option: int | None = None
+
+
+def parse(text: str | bytes | None) -> Message:
+    """A page's message, or :class:`Refused` saying what is wrong with it."""
+    if text is None:
+        raise Refused("send messages as JSON text")
+    if len(text) > MAX_MESSAGE:
+        raise Refused(f"message too large ({len(text):,} bytes; at most {MAX_MESSAGE:,})")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise Refused("message is not JSON: send an object such as "
+                      '{"v": 1, "type": "answer", "seq": 0, "option": 0}') from None
+    if not isinstance(data, dict):
+        raise Refused("message must be a JSON object with 'v', 'type' and 'seq'")
+    if data.get("v") != VERSION:
+        raise Refused(f"unknown protocol version {str(data.get('v'))[:20]!r}: this server speaks v{VERSION}; "
+                      "reload the page")
+    kind = data.get("type")
+    if kind not in KINDS:
+        raise Refused(f"unknown message type {str(kind)[:40]!r}: expected one of {', '.join(KINDS)}")
+    seq = _integer(data, "seq")
+    if kind == "answer":
+        return Message(kind, seq, _integer(data, "option"))
+    return Message(kind, seq)
+
+
+def _integer(data: dict, key: str) -> int:
+    value = data.get(key)
+    if type(value) is not int or not 0 <= value < 1_000_000_000:
+        raise Refused(f"'{key}' must be a whole number from 0, got {str(value)[:40]!r}")
+    return value
+
+
+def check_answer(message: Message, seq: int, side: str | None, sides: tuple[str, ...], count: int,
+                 busy: bool) -> None:
+    """Refuse an answer that is not for the decision pending now, by this seat, in range."""
+    if side is None:
+        raise Refused("no decision is waiting for a person" + (": a player is thinking" if busy else ""))
+    if message.seq != seq:
+        raise Refused(f"this answer is for an old position (move {message.seq}; the game is at move {seq}): "
+                      "the page shows the current decision now")
+    if side not in sides:
+        raise Refused(f"it is {side}'s decision, and this seat plays " +
+                      (", ".join(sides) if sides else "no side (a spectator's link)"))
+    if not 0 <= (message.option or 0) < count:
+        raise Refused(f"option {message.option} is out of range: this decision has options 0 to {count - 1}")
+
+
+def state(view: dict) -> str:
+    return json.dumps({"v": VERSION, "type": "state", **view}, separators=(",", ":"))
+
+
+def error(message: str) -> str:
+    return json.dumps({"v": VERSION, "type": "error", "message": message}, separators=(",", ":"))
