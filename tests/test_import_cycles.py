@@ -29,8 +29,8 @@ door, each a layer of its own rather than one package: each is a node of the pac
 by itself (``cli`` uses ``lsp``, which uses ``api``: no cycle; ``api`` and ``replay`` using
 each other would be one).
 
-``KNOWN_CYCLES`` are cycles that a branch in flight removes (the code generator moving to the
-compiler side); the list may only shrink: a test fails when an entry is no longer a cycle, so
+``KNOWN_CYCLES`` are the cycles still to remove (each names the work that removes it); the
+list may only shrink: a test fails when an entry is no longer a cycle, so
 that it is taken off as soon as it can be.
 """
 
@@ -58,7 +58,7 @@ KNOWN_CYCLES: list[frozenset[str]] = [
     # imports them: a typed view of the Game each reads, in a module of its own, removes it
     # (issue 32, item 4: a Game with a real API)
     frozenset({f"{_ENGINE}.{m}" for m in ("builtins", "builtins.geometry", "builtins.kit", "builtins.lists",
-                                          "builtins.moves", "builtins.units", "cast", "context", "game",
+                                          "builtins.moves", "builtins.units", "context", "game",
                                           "players", "resume", "search", "setup")}),
 ]
 

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import yaml
 
+from hexlore.dsl.confine import command_line_root, read_confined
+
 from hexlore.dsl.output_files import write_atomically
 from hexlore.runtime.analysis.scenario_tests import action_args, apply_given
 from hexlore.runtime.engine.game import Game, RuntimeRuleError
@@ -164,7 +166,10 @@ def scenario_with_test(game: Game, test: dict, target: str | Path) -> str:
     """The scenario's YAML with ``test`` as its only test, to be written at ``target``: its
     other tests dropped, its packs given by file found from ``target``'s folder."""
     source = Path(game.scenario.path)
-    data = yaml.safe_load(source.read_text(encoding="utf-8"))
+    text, problem = read_confined(source, command_line_root(source), "scenario")
+    if text is None:
+        raise ValueError(f"{source}: {problem.message if problem else 'cannot be read'}")
+    data = yaml.safe_load(text)
     if not isinstance(data, dict):
         raise ValueError(f"{source} is not a scenario mapping")
     folder = Path(target).resolve().parent
