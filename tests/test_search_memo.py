@@ -13,11 +13,14 @@ import io
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import ROOT
 from hexlore.api import open_scenario
 from hexlore.runtime.engine.game import Game
 from hexlore.runtime.engine.memo import POSITIONS, Memo
+from hexlore.runtime.geometry.grid import Hex
 
 PUZZLES = ROOT / "tests" / "fixtures" / "search"
 SCENARIOS = ROOT / "scenarios"
@@ -118,3 +121,24 @@ def test_a_deck_dealt_again_in_each_future_is_not_answered_from_the_memo(seed, m
     kept = log_of(PUZZLES / "guess.yaml", policies, seed, "kept", monkeypatch)
     assert kept == log_of(PUZZLES / "guess.yaml", policies, seed, "cleared", monkeypatch)
     assert kept == log_of(PUZZLES / "guess.yaml", policies, seed, "none", monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def ruins_within():
+    loaded = open_scenario(str(SCENARIOS / "tickclock" / "ruins.yaml"))
+    assert loaded.ok
+    game = Game(loaded.rules, loaded.scenario)
+    return game.builtins["within"], game.state.board
+
+
+@settings(max_examples=200, deadline=None)
+@given(q=st.integers(-12, 12), r=st.integers(-12, 12), n=st.integers(-2, 9), times=st.integers(1, 3))
+def test_the_within_kept_per_board_is_the_within_worked_out(ruins_within, q, r, n, times):
+    """``within`` keeps its answers per board (a search's futures ask the same areas): each call
+    answers what the board works out, in the same order, as a list the caller may change."""
+    within, board = ruins_within
+    expected = board.within(Hex(q, r), n)
+    for _ in range(times):
+        found = within(Hex(q, r), n)
+        assert found == expected and found.__class__ is list
+        found.append(None)  # the caller's own list: the next answer is not changed
