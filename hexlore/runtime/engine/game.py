@@ -27,7 +27,7 @@ from hexlore.runtime.engine.compiled.locate import rule_error
 from hexlore.runtime.engine.compiled.program import compiled
 from hexlore.runtime.engine.context import Context
 from hexlore.runtime.engine.bounds import MAX_LIST_ITEMS, Budget, GameOver, RuleError
-from hexlore.runtime.engine.memo import MISS, NUMBERS, SKIP, KeptList, Memo, Plan
+from hexlore.runtime.engine.memo import DEFINITION_LISTS, LISTS, MISS, NUMBERS, SKIP, KeptList, Memo, Plan
 from hexlore.runtime.engine.players import make_policy
 from hexlore.runtime.engine.policies import Decision, Policy, Script, ScriptError
 from hexlore.runtime.engine.requests import Choice, Roll
@@ -409,10 +409,21 @@ class Game:
         """Shuffle every list the rules shuffled again from ``rng`` (journalled, so a restore
         puts the real order back): an order no player knows, guessed anew by a search."""
         state = self.state
+        tokens: set = set()
+        definition_lists = self.values.definition_lists
         for items in self.shuffled.values():
             if len(items) > 1:
                 state.will_change(items)
                 rng.shuffle(items)
+                # what the memo knew of the list's order is stale: forgotten as the built-in
+                # shuffle forgets it (Memo.list_changer)
+                tokens.add(LISTS)
+                if id(items) in definition_lists:
+                    tokens.add(DEFINITION_LISTS)
+        for token in (t for t in (LISTS, DEFINITION_LISTS) if t in tokens):
+            forget = self.memo.forgetter(token)
+            if forget is not None:
+                forget()
 
     def answer(self, request: Roll | Choice):
         """What the game itself answers at a request of its resumable rules: its dice, or the
@@ -438,10 +449,12 @@ class Game:
                     {k: list(v) for k, v in self.script.answers.items()}, self._streams() if streams else None,
                     self._pending)
 
-    def restore(self, point: Fork) -> None:
+    def restore(self, point: Fork, memo_mark: int | None = None) -> None:
         """Put the game back at ``point``: the state from the journal, the frames, the log, the
         budget, the event depth, the scripted answers left, the random streams if the fork kept
-        them, the request pending; and forget every memoised result."""
+        them, the request pending; and forget every memoised result, or with ``memo_mark`` (the
+        memo's :meth:`~hexlore.runtime.engine.memo.Memo.mark` taken with the fork) only those
+        that read what changed since."""
         self.state.undo(point.mark)
         context = self.context
         context.stack[:] = [frame[:] for frame in point.frames]
@@ -458,7 +471,10 @@ class Game:
             else:
                 getattr(owner, attribute).setstate(state)
         self._pending = point.pending
-        self.memo.clear()
+        if memo_mark is None:
+            self.memo.clear()
+        else:
+            self.memo.back(memo_mark)
 
     def _streams(self) -> list:
         """The random streams the game draws from besides its requests' answers: the dice, the
@@ -476,6 +492,7 @@ class Game:
         events = self.events
         keeping = self.state.journal is not None
         start = self.fork()
+        memo_mark = self.memo.mark()
         saved = (self.roller, self._policy_rng, events.file, events.rolls_only, events.defer_labels,
                  self.paused_at, dict(self.shuffled), self.round_watchers, self.turn_watchers)
         self.round_watchers, self.turn_watchers = [], []
@@ -483,9 +500,9 @@ class Game:
         events.file, events.rolls_only, events.defer_labels = None, True, False
         self.paused_at = None
         try:
-            yield Exploration(self, start, saved[6])
+            yield Exploration(self, start, saved[6], memo_mark)
         finally:
-            self.restore(start)
+            self.restore(start, memo_mark)
             (self.roller, self._policy_rng, events.file, events.rolls_only, events.defer_labels,
              self.paused_at, self.shuffled, self.round_watchers, self.turn_watchers) = saved
             if not keeping:
@@ -726,16 +743,16 @@ class Exploration:
     """Futures played from one point of a game (:meth:`Game.exploring`): :meth:`again` before
     each puts the game back at the point."""
 
-    __slots__ = ("game", "start", "shuffled")
+    __slots__ = ("game", "start", "shuffled", "memo_mark")
 
-    def __init__(self, game: Game, start: Fork, shuffled: dict):
-        self.game, self.start, self.shuffled = game, start, shuffled
+    def __init__(self, game: Game, start: Fork, shuffled: dict, memo_mark: int | None = None):
+        self.game, self.start, self.shuffled, self.memo_mark = game, start, shuffled, memo_mark
 
     def again(self) -> None:
         """Back at the point, every shuffled list in its real order (a list a future shuffled is
         not the next one's secret)."""
         game = self.game
-        game.restore(self.start)
+        game.restore(self.start, self.memo_mark)
         game.shuffled = dict(self.shuffled)
 
     def on_turn(self, watch: Callable) -> None:

@@ -145,6 +145,10 @@ class Memo:
         self._filled: list[Plan] = []  # plans whose table may hold entries
         self._made: dict[str, Plan | None] = {}
         self._made_for_searches: dict[str, Plan] = {}
+        #: what changed since :meth:`mark`: the tokens forgotten, and whether everything was
+        self._touched: set = set()
+        self._everything = False
+        self._marks = 0
         self.on = False  # set by Game.guarded: memos are used (and kept) only while rules run
 
     def plan(self, name: str) -> Plan | None:
@@ -203,6 +207,7 @@ class Memo:
 
     def clear(self) -> None:
         """Forget everything: the tables that may hold entries, not all of them."""
+        self._everything = True
         for plan in self._filled:
             plan.table.clear()
             plan.noted = False
@@ -236,10 +241,38 @@ class Memo:
         if clears is None:
             clears = self._clears[token] = [clear for reads, clear in self._readers if _touches(token, reads)]
 
+        touched = self._touched
+
         def forget():
+            touched.add(token)
             for clear in clears:
                 clear()
         return forget
+
+    def mark(self) -> int:
+        """Start noting what changes, for :meth:`back`: a game forked here and put back later
+        (a search's futures, each played from one point) keeps what the memo knew then."""
+        self._marks += 1
+        self._touched.clear()
+        self._everything = False
+        return self._marks
+
+    def back(self, mark: int) -> None:
+        """The game is back where it stood at ``mark`` (its changes undone, none forgotten):
+        forget what reads anything changed since, and keep the rest, which was worked out
+        while what it reads stood as it stands again. Why: a search plays hundreds of futures
+        from one point, and each used to start with an empty memo, working out again the
+        step costs, unit lists and rules' answers that no future had changed. A mark that is
+        not the last one taken forgets everything (the changes since it are not known)."""
+        if mark != self._marks or self._everything:
+            self.clear()
+        else:
+            for token in list(self._touched):
+                forget = self.forgetter(token)
+                if forget is not None:
+                    forget()
+        self._touched.clear()
+        self._everything = False
 
 
 def _touches(token: Token, reads: frozenset) -> bool:

@@ -16,6 +16,8 @@ from hexlore.runtime.engine.builtins.kit import Kit
 from hexlore.runtime.geometry import grid, sight
 
 FAMILY = GEOMETRY
+#: the most answers of ``within`` a game keeps (a few MB at most on a large board)
+WITHIN_KEPT = 4096
 
 
 def _board_facts(kit: Kit) -> dict[str, Callable]:
@@ -73,8 +75,25 @@ def _board_facts(kit: Kit) -> dict[str, Callable]:
         found = section_map.get(h) if h.__class__ is grid.Hex else board.sections(need_hex(h))
         return found is not None and name in found
 
+    near: dict = {}  # the board never changes: the hexes within n of a hex are listed once
+
+    def within(h, n):
+        """``board.within``, kept by (hex, n): a search's futures ask the same areas again and
+        again (the ruins: 29,000 times in 800 futures), and each answer sorts its hexes by
+        distance. At most :data:`WITHIN_KEPT` answers are kept, each a list of its own."""
+        if h.__class__ is not hex_class:
+            return board.within(need_hex(h), int(n))
+        key = (h, n)
+        known = near.get(key)
+        if known is None:
+            known = board.within(h, int(n))
+            if len(near) < WITHIN_KEPT and n.__class__ is int:
+                near[key] = tuple(known)
+            return known
+        return list(known)
+
     return {"hexes": lambda: list(board), "distance": distance, "adjacent": adjacent, "neighbours": neighbours,
-            "toward_edge": toward_edge, "on_edge": on_edge, "in_section": in_section}
+            "toward_edge": toward_edge, "on_edge": on_edge, "in_section": in_section, "within": within}
 
 
 def _sight(kit: Kit) -> dict[str, Callable]:
@@ -124,7 +143,6 @@ def _sight(kit: Kit) -> dict[str, Callable]:
 
     return {
         "ring": lambda h, n: board.ring(need_hex(h), int(n)) if n >= 0 else [],
-        "within": lambda h, n: board.within(need_hex(h), int(n)),
         "areas": lambda h: [list(t) for t in board.areas(need_hex(h))],
         "line_hexes": lambda a, b: sight.line_hexes(board, need_hex(a), need_hex(b)),
         "line_clear": line_clear, "line_heights": line_heights, "line_clear_above": line_clear_above,
