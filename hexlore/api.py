@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .compiler import compile_packs
-from .dsl.diagnostics import Diagnostic, Severity, Source, Span, error
+from .diagnostics import Diagnostic, Severity, Source, Span, error
 from .compiler.packs import PACK_OUTSIDE_ROOTS, display_path
 from .dsl.confine import Roots, command_line_root, confine, walk
 from .dsl.files import is_dir, is_file

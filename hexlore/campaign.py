@@ -25,7 +25,7 @@ from .loading import Loaded, bundled_scenarios_root, declared_search_paths, open
 from .compiler.packs import inside, resolved
 from .dsl.confine import command_line_root, read_confined
 from .dsl.files import is_file
-from .dsl.diagnostics import Diagnostic, Source, did_you_mean, error
+from .diagnostics import Diagnostic, Source, did_you_mean, error
 from .dsl.output_files import OutputError, remove_stale_temporaries
 from .runtime.scenarios.campaign_files import (Adventure, Campaign, Sheet, dump_sheet, load_campaign, load_sheet,
                                                next_revision, write_atomically)

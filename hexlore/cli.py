@@ -225,7 +225,7 @@ def _exit_if_bad_look(loaded, report_to) -> None:
 def _exit_if_not_drawable(loaded, report_to=None) -> None:
     """Exit 1 with S127 when the scenario's board is too large for a replay page to draw."""
     from .cli_output import print_diagnostics
-    from .dsl.diagnostics import Severity
+    from .diagnostics import Severity
     from .runtime.analysis.output_budget import board_problem
 
     too_large = board_problem(loaded.scenario, Severity.ERROR)
@@ -359,7 +359,7 @@ def test_command(paths: tuple[str, ...], name: str | None, verbose: bool) -> Non
     """
     from . import api
     from .cli_output import print_diagnostics
-    from .dsl.diagnostics import printable
+    from .diagnostics import printable
 
     outcomes, diagnostics, sources = api.test(list(paths), name)
     if diagnostics:
@@ -459,7 +459,7 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
     from . import api
     from .campaign import CampaignUsageError
     from .cli_output import STDOUT, LogFile, escape, print_diagnostics
-    from .dsl.diagnostics import json_safe
+    from .diagnostics import json_safe
 
     console = _console(soft_wrap=True, stderr=log_path == STDOUT)  # one line per unit, however long
 

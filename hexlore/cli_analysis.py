@@ -97,7 +97,7 @@ def odds(scenario, action, given, test_name, decisions, outcomes, policy, budget
         raise click.UsageError("say what to do: --action '…' or --test NAME")
     from . import api
     from .cli_output import exit_if_no_scenario
-    from .dsl.diagnostics import json_safe
+    from .diagnostics import json_safe
 
     exit_if_no_scenario(scenario)
     result, diagnostics, sources = api.odds(scenario, action, list(outcomes), policy, budget, samples, seed,
@@ -217,7 +217,7 @@ def _search_spec(name: str) -> bool:
 
 def _parse_policies(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
     """``--policy SIDE=POLICY`` options as a dict (``run`` and ``sweep``)."""
-    from .dsl.diagnostics import did_you_mean
+    from .diagnostics import did_you_mean
     from .runtime.engine.player_names import ALL_NAMES as choices  # the registry, read once options are given
 
     policies: dict[str, str] = {}
@@ -264,7 +264,7 @@ def sweep(scenario, games, workers, backend, seed, address, variants, max_rounds
 
     from . import api
     from .cli_output import exit_if_no_scenario
-    from .dsl.diagnostics import json_safe
+    from .diagnostics import json_safe
 
     exit_if_no_scenario(scenario)
     # a variant that does not exist is misuse too (exit 2): one scenario, or .lore packs

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import click
 
-from .dsl.diagnostics import Diagnostic, Span, error
+from .diagnostics import Diagnostic, Span, error
 
 OUTPUT_IS_INPUT = "S131"
 LOG_NOT_TEXT = "S132"

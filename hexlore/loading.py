@@ -21,7 +21,7 @@ from .compiler import RuleSet, compile_packs
 from .compiler.packs import PackLoader, bundled_rules_root, display_path, inside, resolved
 from .dsl.confine import (PATH_VARIABLE, Roots, command_line_root, confine, declared_folders, project_root,
                           read_confined, trusted_roots)
-from .dsl.diagnostics import Diagnostic, Severity, Source, Span, did_you_mean, error
+from .diagnostics import Diagnostic, Severity, Source, Span, did_you_mean, error
 from .dsl.files import is_dir, is_file
 
 if TYPE_CHECKING:

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .dsl.diagnostics import Diagnostic, Source, Span, error
+from .diagnostics import Diagnostic, Source, Span, error
 
 LOOK_FILE = "look.yaml"
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3}")

@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO, Mapping
 
-from .dsl.diagnostics import Diagnostic, Severity, Source, dumps_json, json_safe, printable
+from .diagnostics import Diagnostic, Severity, Source, dumps_json, json_safe, printable
 
 __all__ = ["FORMATS", "choose_format", "use_colour", "render", "render_text", "render_json",
            "render_github", "render_sarif", "sarif_log", "summary", "exit_code", "json_schema_path",

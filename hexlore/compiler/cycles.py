@@ -29,7 +29,7 @@ import dataclasses
 import functools
 from dataclasses import dataclass
 
-from ..dsl.diagnostics import Diagnostic, error, warning
+from ..diagnostics import Diagnostic, error, warning
 from . import digraph, ir
 from .builtins import named
 from .model import RuleSet, Timing, TriggerSpec

@@ -13,7 +13,7 @@ import functools
 import re
 
 from ..dsl import ast
-from ..dsl.diagnostics import Diagnostic, did_you_mean, error
+from ..diagnostics import Diagnostic, did_you_mean, error
 from . import ir
 from .lower import TYPE_MISMATCH, UNDEFINED_NAME, UNKNOWN_FIELD, Context, Lowerer, Scope
 from .model import (DefinitionSpec, Timing, DieSpec, EventSpec, FaceSpec, FieldSpec, FunctionSpec, GameSpec,

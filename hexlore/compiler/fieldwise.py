@@ -24,7 +24,7 @@ import dataclasses
 import re
 
 from ..dsl import ast
-from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
+from ..diagnostics import Diagnostic, Span, did_you_mean, error
 from . import ir
 from .lower import UNDEFINED_NAME, UNKNOWN_FIELD, Context, Lowerer, Scope
 from .model import DefinitionSpec, KindSpec, RuleSet, TraitSpec

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from ..dsl.diagnostics import Diagnostic, warning
+from ..diagnostics import Diagnostic, warning
 from .cycles import check_cycles
 from .model import RuleSet, Timing
 

@@ -7,7 +7,7 @@ or of a search — so its signature is checked here, with the rest of the pack.
 
 from __future__ import annotations
 
-from ..dsl.diagnostics import Diagnostic, error
+from ..diagnostics import Diagnostic, error
 from .model import RuleSet
 from .types import BOOL, INT, SIDE, UNIT, Type
 from .usage import EVALUATION_RULE, SHARING_RULE

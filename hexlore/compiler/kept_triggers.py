@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..dsl import ast
-from ..dsl.diagnostics import Diagnostic, did_you_mean, error
+from ..diagnostics import Diagnostic, did_you_mean, error
 from . import ir
 from .lower import UNDEFINED_NAME, Context, Lowerer, Scope
 from .model import ParamSpec, ProcedureSpec

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..dsl import ast
-from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
+from ..diagnostics import Diagnostic, Span, did_you_mean, error
 from . import ir
 from . import calls
 from .builtins import AGGREGATES, BUILTINS, PURE, builtin_enum_of, enum_type, enum_value

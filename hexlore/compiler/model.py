@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from ..dsl.diagnostics import Diagnostic, Source
+from ..diagnostics import Diagnostic, Source
 from . import ir
 from .types import Type
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from ..dsl import ast
-from ..dsl.diagnostics import Diagnostic, Severity, Span, error
+from ..diagnostics import Diagnostic, Severity, Span, error
 from .builtins import BUILTINS
 from .packs import LoadedPacks, pack_name
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..dsl import ast
 from ..dsl.confine import Roots, Walked, command_line_root, confine, read_confined, walk
-from ..dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
+from ..diagnostics import Diagnostic, Source, Span, did_you_mean, error
 from ..dsl.files import is_dir, is_file
 from ..dsl.parser import parse_source
 

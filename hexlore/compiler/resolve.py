@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..dsl import ast
-from ..dsl.diagnostics import Diagnostic, Span, error
+from ..diagnostics import Diagnostic, Span, error
 from .names import AMBIGUOUS, Entry, NameTable
 
 NOT_VISIBLE = "C009"

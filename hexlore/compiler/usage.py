@@ -16,7 +16,7 @@ import functools
 import re
 
 from ..dsl import ast
-from ..dsl.diagnostics import Diagnostic, Span, warning
+from ..diagnostics import Diagnostic, Span, warning
 from .model import RuleSet
 from .names import SUPER
 from .packs import LoadedPacks

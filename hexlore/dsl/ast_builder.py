@@ -18,7 +18,7 @@ import re
 from lark import Token, Tree
 
 from . import ast
-from .diagnostics import Diagnostic, Span, error
+from ..diagnostics import Diagnostic, Span, error
 from .limits import MAX_FACES
 
 FACE_RANGE_TOO_LARGE = "P012"

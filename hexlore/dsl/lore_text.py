@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .diagnostics import Diagnostic, Span, error
+from ..diagnostics import Diagnostic, Span, error
 from .text_safety import REFUSED, Refused
 
 STRING_NOT_UTF8 = "C024"

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from .diagnostics import Diagnostic, Span, error
+from ..diagnostics import Diagnostic, Span, error
 
 CANNOT_WRITE = "S130"
 

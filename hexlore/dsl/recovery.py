@@ -23,7 +23,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.lexer import PatternStr
 
-from .diagnostics import Diagnostic, Severity, Source, Span, did_you_mean, error
+from ..diagnostics import Diagnostic, Severity, Source, Span, did_you_mean, error
 
 # Codes of syntax diagnostics, documented in docs/diagnostics.md.
 UNEXPECTED_TOKEN = "P001"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from itertools import accumulate
 
-from .diagnostics import Diagnostic, Span, error
+from ..diagnostics import Diagnostic, Span, error
 from .limits import MAX_INT, MAX_NESTING, MAX_TOKEN_CHARS
 
 TOKEN_TOO_LONG = "P010"

@@ -22,7 +22,7 @@ from pathlib import Path
 from ..compiler import RuleSet, compile_packs
 from ..dsl import ast
 from ..dsl.confine import Roots, command_line_root, confine, read_confined
-from ..dsl.diagnostics import Diagnostic, Span, error
+from ..diagnostics import Diagnostic, Span, error
 from ..dsl.parser import parse_source
 
 

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 
-from ..dsl.diagnostics import Diagnostic, Span, warning
+from ..diagnostics import Diagnostic, Span, warning
 from .analysis import Analysis
 
 CUT_SHORT = "W005"

@@ -28,7 +28,7 @@ from typing import Any
 import yaml
 
 from hexlore.compiler.model import DieSpec, FaceSpec, RuleSet
-from hexlore.dsl.diagnostics import Diagnostic, Span, did_you_mean, error
+from hexlore.diagnostics import Diagnostic, Span, did_you_mean, error
 from hexlore.runtime.engine.dice import Roller, chances, multiset_count, multisets
 from hexlore.runtime.engine.face_classes import FaceClass
 from hexlore.runtime.engine.game import Game, RuntimeRuleError

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hexlore.dsl.diagnostics import Diagnostic, Severity, Span
+from hexlore.diagnostics import Diagnostic, Severity, Span
 from hexlore.dsl.limits import MAX_DRAWN_HEXES, MAX_PAGE_BYTES, MAX_REPLAY_CELLS, MAX_SWEEP_GAMES
 
 BOARD_TOO_LARGE_TO_DRAW = "S127"

@@ -23,7 +23,7 @@ from __future__ import annotations
 from hexlore.compiler.model import RuleSet
 from hexlore.compiler.types import Type
 from hexlore.compiler.usage import OCCUPANCY_RULE
-from hexlore.dsl.diagnostics import Diagnostic, did_you_mean, error
+from hexlore.diagnostics import Diagnostic, did_you_mean, error
 from hexlore.runtime.analysis.output_budget import board_problem
 from hexlore.runtime.engine.game import Game, RuntimeRuleError
 from hexlore.runtime.geometry.grid import Hex

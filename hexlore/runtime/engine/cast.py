@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hexlore.dsl.diagnostics import did_you_mean
+from hexlore.diagnostics import did_you_mean
 from hexlore.runtime.geometry.grid import Hex
 from hexlore.runtime.scenarios.model import UNKNOWN_FIELD, UNKNOWN_IN_TEST, UNKNOWN_SIDE, UNKNOWN_UNIT_TYPE, unknown_side_message
 from hexlore.runtime.engine.state import Unit, label

@@ -17,7 +17,7 @@ from typing import IO, Callable, Iterator
 
 from hexlore.compiler import ir
 from hexlore.compiler.model import FaceSpec, RuleSet
-from hexlore.dsl.diagnostics import Diagnostic, Span, error
+from hexlore.diagnostics import Diagnostic, Span, error
 from hexlore.runtime.engine.builtins import make_builtins
 from hexlore.runtime.engine.cast import Cast, add_campaign_units
 from hexlore.runtime.engine.dice import DiceSource, ForcedRollError, Roller, multiset_count, multisets

@@ -15,7 +15,7 @@ from hexlore.compiler import ir
 from hexlore.compiler.builtins import ENUMS as BUILTIN_ENUMS, enum_value
 from hexlore.compiler.model import DefinitionSpec, RuleSet
 from hexlore.compiler.types import Type
-from hexlore.dsl.diagnostics import Span, did_you_mean, error
+from hexlore.diagnostics import Span, did_you_mean, error
 from hexlore.runtime.engine.state import GameState, Side, Unit
 from hexlore.runtime.scenarios.model import (HEX_NOT_ON_BOARD, NO_DECK_FIELD, UNKNOWN_DEFINITION, UNKNOWN_FIELD,
                                              UNKNOWN_IN_TEST, UNKNOWN_OPTION, UNKNOWN_SIDE, UNKNOWN_TERRAIN,

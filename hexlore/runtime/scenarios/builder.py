@@ -11,7 +11,7 @@ from typing import Any
 
 from hexlore.dsl.limits import MAX_CARDS
 
-from hexlore.dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
+from hexlore.diagnostics import Diagnostic, Source, Span, did_you_mean, error
 from hexlore.runtime.geometry.grid import Board, Hex
 from hexlore.runtime.scenarios.located_yaml import JsonPath, SpanIndexer, nearest_span
 from hexlore.runtime.scenarios.model import (DUPLICATE_NAME, HEX_NOT_ON_BOARD, NO_OWN_EDGE, STACKED, TWO_TERRAINS,

@@ -30,7 +30,7 @@ from jsonschema import Draft202012Validator
 
 from hexlore.dsl.limits import MAX_INT
 from hexlore.dsl.output_files import write_atomically
-from hexlore.dsl.diagnostics import Diagnostic, Source, Span, error
+from hexlore.diagnostics import Diagnostic, Source, Span, error
 from hexlore.runtime.scenarios.located_yaml import (NOT_A_SCENARIO, JsonPath, SchemaReporter, SpanIndexer, bad_paths,
                            cached_schema, compose, construct, nearest_span, node_span, read_input, sorted_diagnostics,
                            syntax_error)

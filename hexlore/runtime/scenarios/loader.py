@@ -28,7 +28,7 @@ from pathlib import Path
 import yaml
 from jsonschema import Draft202012Validator, ValidationError
 
-from hexlore.dsl.diagnostics import Diagnostic, Source, Span, error
+from hexlore.diagnostics import Diagnostic, Source, Span, error
 from hexlore.runtime.scenarios.located_yaml import (NOT_A_SCENARIO, SchemaReporter, SpanIndexer, bad_paths,
                                           cached_schema, compose, construct, node_span, read_input, sorted_diagnostics,
                                           syntax_error)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # only the loaders that validate import jsonschema: the engin
     from jsonschema.exceptions import ValidationError
 
 from hexlore.dsl.confine import Roots, command_line_root, confine, read_confined
-from hexlore.dsl.diagnostics import Diagnostic, Span, did_you_mean, error
+from hexlore.diagnostics import Diagnostic, Span, did_you_mean, error
 from hexlore.dsl.limits import MAX_INT, MAX_YAML_DEPTH, MAX_YAML_NODES, int_in_bounds
 from hexlore.dsl.text_safety import REFUSED, escaped, first_refused
 

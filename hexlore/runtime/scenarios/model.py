@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hexlore.dsl.diagnostics import Source, Span
+from hexlore.diagnostics import Source, Span
 from hexlore.runtime.geometry.grid import Board, Hex
 from hexlore.runtime.scenarios.located_yaml import JsonPath, nearest_span
 
