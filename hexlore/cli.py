@@ -394,15 +394,15 @@ def test_command(paths: tuple[str, ...], name: str | None, verbose: bool) -> Non
 @click.option("--format", "fmt", type=click.Choice(["json", "dot", "mermaid"]), default="json")
 def graph(packs: tuple[str, ...], fmt: str) -> None:
     """Print the event-trigger graph of PACKS."""
+    from .diagnostics import codes
     from . import api
     from .cli_output import USAGE, print_diagnostics
-    from .compiler.packs import PACK_NOT_FOUND
 
     rules = api.compile_packs(list(packs))
     if not rules.ok:
         code = print_diagnostics(rules.diagnostics, rules.sources, "text")
         # a pack named on the command line that does not exist is misuse, as a missing file is for check
-        sys.exit(USAGE if any(d.code == PACK_NOT_FOUND and d.file == "<command line>" for d in rules.diagnostics)
+        sys.exit(USAGE if any(d.code == codes.PACK_NOT_FOUND and d.file == "<command line>" for d in rules.diagnostics)
                  else code)
     g = rules.graph
     if fmt == "json":

@@ -13,23 +13,20 @@ import functools
 import re
 
 from ..dsl import ast
-from ..diagnostics import Diagnostic, did_you_mean, error
+from ..diagnostics import Diagnostic, codes, did_you_mean, error
 from . import ir
-from .lower import TYPE_MISMATCH, UNDEFINED_NAME, UNKNOWN_FIELD, Context, Lowerer, Scope
+from .lower import Context, Lowerer, Scope
 from .model import (DefinitionSpec, Timing, DieSpec, EventSpec, FaceSpec, FieldSpec, FunctionSpec, GameSpec,
                     KindSpec, OptionSpec, ParamSpec, ProcedureSpec, RuleSet, Symbol, TableSpec,
                     TraitSpec, TriggerSpec)
 from .declarers import Declarers
 from .fieldwise import Fieldwise, guess as _guess, title_of
 from .kept_triggers import keep_trigger, lower_kept_trigger
-from .names import BUILTIN_KINDS, DUPLICATE, ENUM_VALUE, FACE, NameTable, register_packs
+from .names import BUILTIN_KINDS, ENUM_VALUE, FACE, NameTable, register_packs
 from .packs import LoadedPacks
 from .resolve import EVENTS, KINDS, TAGS, Resolver
 from .types import INT, Type
 
-BAD_GAME = "C014"
-RECURSION = "C015"
-CAMPAIGN_KIND = "C018"
 
 #: ``aftermath`` runs only in a campaign, once the game is over (hexlore/campaign.py)
 GAME_BLOCKS = ("setup", "round", "end", "aftermath")
@@ -87,7 +84,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
             for face in decl.faces:
                 shape = (face.value, tuple(sorted(face.tags)))
                 if seen_faces.setdefault(face.label, shape) != shape:
-                    diags.append(error(DUPLICATE, f"die '{decl.name}' has two different faces named "
+                    diags.append(error(codes.DECLARED_TWICE, f"die '{decl.name}' has two different faces named "
                                        f"'{face.label}'", file, face.span,
                                        "identical faces may repeat (same tags and value); give a different "
                                        "face its own name"))
@@ -100,13 +97,13 @@ def declare(loaded: LoadedPacks) -> RuleSet:
                     key = lowerer.lookup(ctx, t, face.span, TAGS)
                     if key is None:
                         guess = did_you_mean(t, rules.symbols)
-                        diags.append(error(UNDEFINED_NAME, f"undefined tag '{t}'", file, face.span,
+                        diags.append(error(codes.UNDEFINED_NAME, f"undefined tag '{t}'", file, face.span,
                                            f"did you mean '{guess}'?" if guess else f"declare it with 'tag {t}'"))
                     tags.add(key or t)
                 value = face.value if face.value is not None else (int(face.label) if face.label.isdigit() else 0)
                 faces.append(FaceSpec(name, face.label, value, frozenset(tags)))
             if not faces:
-                diags.append(error(TYPE_MISMATCH, f"die '{decl.name}' has no faces", file, decl.name_span,
+                diags.append(error(codes.TYPE_MISMATCH, f"die '{decl.name}' has no faces", file, decl.name_span,
                                    "add 'face NAME' lines or 'faces 1..6'"))
             rules.dice[name] = DieSpec(name, decl.title, tuple(faces), origin(file, decl))
     # fields blocks, then each kind's own fields, then what overrides of kinds change
@@ -119,14 +116,14 @@ def declare(loaded: LoadedPacks) -> RuleSet:
         if kind is None:
             if kind_name is None:
                 guess = did_you_mean(decl.name, rules.kinds)
-                diags.append(error(UNDEFINED_NAME, f"unknown kind '{decl.name}'", file, decl.name_span,
+                diags.append(error(codes.UNDEFINED_NAME, f"unknown kind '{decl.name}'", file, decl.name_span,
                                    f"did you mean '{guess}'?" if guess else "declare it with 'kind NAME { … }'"))
             lowerer.skipped.update(f.name for f in decl.fields)
             continue
         ctx = ctx_for(pack, file)
         campaign = getattr(decl, "campaign", False)
         if campaign and kind_name not in CAMPAIGN_KINDS:
-            diags.append(error(CAMPAIGN_KIND, f"campaign fields are unit fields; '{decl.name}' cannot have them",
+            diags.append(error(codes.CAMPAIGN_KIND, f"campaign fields are unit fields; '{decl.name}' cannot have them",
                                file, decl.name_span,
                                f"a campaign sheet keeps units only: write 'campaign fields unit {{ … }}', or "
                                f"make these ordinary fields with 'fields {decl.name} {{ … }}'"))
@@ -134,7 +131,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
         for f in decl.fields:
             if f.name in kind.fields:
                 first = kind.fields[f.name].origin
-                diags.append(error(DUPLICATE, f"{decl.name} already has a field '{f.name}' "
+                diags.append(error(codes.DECLARED_TWICE, f"{decl.name} already has a field '{f.name}' "
                                    f"({first.file}:{first.span.line})", file, f.span))
                 continue
             kind.fields[f.name] = FieldSpec(f.name, lowerer.resolve_type(ctx, f.type), None, origin(file, f),
@@ -170,7 +167,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
             if kind_name is None:
                 continue
             if kind_name in ("side", "hex", "game"):
-                diags.append(error(TYPE_MISMATCH, f"{decl.kind}s come from the scenario and cannot be "
+                diags.append(error(codes.TYPE_MISMATCH, f"{decl.kind}s come from the scenario and cannot be "
                                    "defined in a pack", file, decl.kind_span))
                 continue
             rules.definitions[name] = DefinitionSpec(kind_name, name, title_of(layers[name]), frozenset(), (),
@@ -203,11 +200,11 @@ def declare(loaded: LoadedPacks) -> RuleSet:
             for key, value in decl.entries:
                 kx, kt = lowerer.expr(ctx, Scope(), key)
                 if not isinstance(kx, ir.Const):
-                    diags.append(error(TYPE_MISMATCH, "table keys must be constants", file, key.span))
+                    diags.append(error(codes.TYPE_MISMATCH, "table keys must be constants", file, key.span))
                     continue
                 lowerer.expect(ctx, spec.key_type, kt, key.span, f"a key of table '{name}'")
                 if kx.value is not None and any(k == kx.value for k, _ in entries):
-                    diags.append(error(DUPLICATE, f"table '{name}' has two entries for '{kx.value}'", file,
+                    diags.append(error(codes.DECLARED_TWICE, f"table '{name}' has two entries for '{kx.value}'", file,
                                        key.span, "keep one of them"))
                     continue
                 vx, vt = lowerer.expr(ctx, Scope(), value)
@@ -263,7 +260,7 @@ def declare(loaded: LoadedPacks) -> RuleSet:
         scope = Scope()
         if event_key is None:
             guess = did_you_mean(decl.event, rules.events)
-            diags.append(error(UNDEFINED_NAME, f"undefined event '{decl.event}'", file, decl.event_span,
+            diags.append(error(codes.UNDEFINED_NAME, f"undefined event '{decl.event}'", file, decl.event_span,
                                f"did you mean '{guess}'?" if guess else "declare it with 'event NAME(…)'"))
         elif event is not None:
             scope.names.update({p.name: p.type for p in event.params})
@@ -300,18 +297,18 @@ def declare(loaded: LoadedPacks) -> RuleSet:
         else:
             hint = (f"'{first}' of pack '{first_pack}' is already the game, and pack '{pack}' does not use "
                     "it: compile each game's packs apart (a scenario lists one game's packs)")
-        diags.append(error(DUPLICATE, f"a rule set has one game declaration; '{decl.name}' is a second one",
+        diags.append(error(codes.DECLARED_TWICE, f"a rule set has one game declaration; '{decl.name}' is a second one",
                            file, decl.name_span, hint))
     if games:
         decl, pack, file = games[0]
         blocks = {}
         for bname, block in decl.blocks:
             if bname in blocks:
-                diags.append(error(DUPLICATE, f"game '{decl.name}' has two '{bname}' blocks", file, block.span,
+                diags.append(error(codes.DECLARED_TWICE, f"game '{decl.name}' has two '{bname}' blocks", file, block.span,
                                    "merge them into one"))
                 continue
             if bname not in GAME_BLOCKS:
-                diags.append(error(BAD_GAME, f"unknown game block '{bname}'", file, block.span,
+                diags.append(error(codes.BAD_GAME, f"unknown game block '{bname}'", file, block.span,
                                    _guess(bname, GAME_BLOCKS) or f"blocks are {', '.join(GAME_BLOCKS)}"))
                 continue
             ctx = ctx_for(pack, file, what=f"game block '{bname}'")
@@ -321,11 +318,11 @@ def declare(loaded: LoadedPacks) -> RuleSet:
         settings = {}
         for prop in decl.settings:
             if prop.name in settings:
-                diags.append(error(DUPLICATE, f"game '{decl.name}' sets '{prop.name}' twice", file, prop.span,
+                diags.append(error(codes.DECLARED_TWICE, f"game '{decl.name}' sets '{prop.name}' twice", file, prop.span,
                                    "keep one of them"))
                 continue
             if prop.name not in GAME_SETTINGS:
-                diags.append(error(BAD_GAME, f"unknown game setting '{prop.name}'", file, prop.span,
+                diags.append(error(codes.BAD_GAME, f"unknown game setting '{prop.name}'", file, prop.span,
                                    _guess(prop.name, GAME_SETTINGS) or
                                    f"settings are {', '.join(GAME_SETTINGS)}"))
                 continue
@@ -334,13 +331,13 @@ def declare(loaded: LoadedPacks) -> RuleSet:
             lowerer.expect(ctx, GAME_SETTINGS[prop.name], t, prop.value.span, f"game setting '{prop.name}'")
             settings[prop.name] = value
         if "round" not in blocks:
-            diags.append(error(BAD_GAME, f"game '{decl.name}' has no 'round' block", file, decl.name_span,
+            diags.append(error(codes.BAD_GAME, f"game '{decl.name}' has no 'round' block", file, decl.name_span,
                                "add 'round { … }': what happens in one round of play"))
         rules.game = GameSpec(decl.name, decl.title, blocks, settings, origin(file, decl))
     diags.extend(_procedure_cycles(rules, calls))
     diags.extend(_trait_cycles(rules))
     # names in text dropped after a syntax error are consequences of it, not new mistakes
-    diags = [d for d in diags if not (d.code in (UNDEFINED_NAME, UNKNOWN_FIELD)
+    diags = [d for d in diags if not (d.code in (codes.UNDEFINED_NAME, codes.UNKNOWN_FIELD)
                                       and set(re.findall(r"'(\w+)'", d.message)) & lowerer.skipped)]
     rules.diagnostics = table.diagnostics + diags + lowerer.diagnostics
     rules.written_qualified = lowerer.written_qualified
@@ -384,7 +381,7 @@ def _definition_kind(lowerer: Lowerer, decl: ast.Definition, pack: str, file: st
     key = lowerer.lookup(Context(file, pack), decl.kind, decl.kind_span, KINDS)
     if key is None:
         guess = did_you_mean(decl.kind, list(lowerer.rules.kinds) + list(_DECL_WORDS))
-        lowerer.diagnostics.append(error(UNDEFINED_NAME, f"unknown kind '{decl.kind}'", file, decl.kind_span,
+        lowerer.diagnostics.append(error(codes.UNDEFINED_NAME, f"unknown kind '{decl.kind}'", file, decl.kind_span,
                                          f"did you mean '{guess}'?" if guess else
                                          "declare the kind with 'kind NAME { field: type }'"))
     return key or None
@@ -395,7 +392,7 @@ def _params(lowerer: Lowerer, ctx: Context, params: tuple[ast.Param, ...]) -> tu
     seen = set()
     for p in params:
         if p.name in seen:
-            lowerer.err(ctx, DUPLICATE, f"parameter '{p.name}' is declared twice", p.span)
+            lowerer.err(ctx, codes.DECLARED_TWICE, f"parameter '{p.name}' is declared twice", p.span)
         seen.add(p.name)
         t = lowerer.resolve_type(ctx, p.type)
         default = None
@@ -420,7 +417,7 @@ def _trait_cycles(rules: RuleSet) -> list[Diagnostic]:
                     if frozenset(path) not in reported:
                         reported.add(frozenset(path))
                         origin = rules.traits[start].origin
-                        out.append(error(RECURSION, "traits include each other in a cycle: "
+                        out.append(error(codes.RECURSION, "traits include each other in a cycle: "
                                          + " → ".join(path + [start]), origin.file, origin.span,
                                          "remove one of the 'is' links; a trait cannot contain itself"))
                 elif inner not in path and inner in rules.traits:
@@ -450,7 +447,7 @@ def _call_cycles(what: str, graph: dict[str, set[str]], origins: dict[str, ir.Or
             if state.get(callee) == 1:
                 cycle = path[path.index(callee):] + [callee]
                 origin = origins[callee]
-                out.append(error(RECURSION, f"{what} call each other in a cycle: " + " → ".join(cycle),
+                out.append(error(codes.RECURSION, f"{what} call each other in a cycle: " + " → ".join(cycle),
                                  origin.file, origin.span,
                                  "unbounded recursion is not allowed; use 'repeat N' or 'for each'"))
             elif callee not in state and callee in graph:

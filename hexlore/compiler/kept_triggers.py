@@ -11,9 +11,9 @@ from __future__ import annotations
 import dataclasses
 
 from ..dsl import ast
-from ..diagnostics import Diagnostic, did_you_mean, error
+from ..diagnostics import Diagnostic, codes, did_you_mean, error
 from . import ir
-from .lower import UNDEFINED_NAME, Context, Lowerer, Scope
+from .lower import Context, Lowerer, Scope
 from .model import ParamSpec, ProcedureSpec
 from .names import Entry
 from .resolve import EVENTS
@@ -28,7 +28,7 @@ def keep_trigger(lowerer: Lowerer, entry: Entry, decl: ast.TriggerDecl, diags: l
     event = rules.events.get(event_key) if event_key else None
     if event_key is None:
         guess = did_you_mean(decl.event, rules.events)
-        diags.append(error(UNDEFINED_NAME, f"undefined event '{decl.event}'", entry.file, decl.event_span,
+        diags.append(error(codes.UNDEFINED_NAME, f"undefined event '{decl.event}'", entry.file, decl.event_span,
                            f"did you mean '{guess}'?" if guess else "declare it with 'event NAME(…)'"))
     params = event.params if event is not None else ()
     hands_back = decl.timing == "before"
