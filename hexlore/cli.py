@@ -7,8 +7,8 @@ scenario or pack named on the command line does not exist (``cli_output.USAGE``)
 Each command imports what it needs when it runs (issue 19): ``hexlore --help`` loads click
 and nothing of the compiler, ``check`` of a pack the compiler but no runtime, schemas or
 rich, ``run`` the runtime but no tables, Ray or matplotlib. The names shown in ``--help``
-(formats, policies) are therefore written here, and tests/test_startup.py checks both the
-imports and that these names match the modules that define them.
+come from light tables (formats: hexlore/output_formats.py; policies: the player registry),
+and tests/test_startup.py checks the imports.
 """
 
 from __future__ import annotations
@@ -21,13 +21,11 @@ from typing import TYPE_CHECKING
 import click
 
 from .cli_analysis import _parse_policies, odds as _odds, sweep as _sweep
+from .output_formats import ANSWER_FORMATS, AUTO, REPORT_CHOICES, report_help
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-#: ``report.FORMATS`` and (in cli_analysis) ``runtime.engine.policies.POLICY_NAMES``, spelt out
-#: so that ``--help`` imports neither (tests/test_startup.py keeps them equal)
-REPORT_FORMATS = ("auto", "text", "json", "github", "sarif")
 
 
 def _console(**options) -> Console:
@@ -80,9 +78,7 @@ def main(packs_path: tuple[str, ...] = (), root: str | None = None) -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--format", "fmt", type=click.Choice(list(REPORT_FORMATS)), default="auto",
-              help="Output format: text (gcc style), json, github (annotations; chosen automatically "
-                   "on GitHub Actions) or sarif (2.1.0, for code scanning).")
+@click.option("--format", "fmt", type=click.Choice(list(REPORT_CHOICES)), default=AUTO, help=report_help())
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit code 1).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
               help="Write the report to this file instead of standard output.")
@@ -126,7 +122,7 @@ def check(paths: tuple[str, ...], fmt: str, strict: bool, output: str | None) ->
                    "mcts (tree search; mcts:400 = 400 futures a decision, mcts:0.5s = half a second), "
                    "rollout (each option tried in futures played to the end as greedy plays; "
                    "rollout:600), or human (you, at the terminal). Repeat for each side.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--format", "fmt", type=click.Choice(list(ANSWER_FORMATS)), default="text")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write a replay of the game to this file: one HTML page, no network needed.")
 def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int | None,

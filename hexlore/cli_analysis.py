@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import click
 
 from .cli_output import escape
+from .output_formats import ANSWER_FORMATS
 
 if TYPE_CHECKING:
     from fractions import Fraction
@@ -84,7 +85,7 @@ def _fraction(p: Fraction) -> str:
 @click.option("--samples", type=click.IntRange(min=1), default=None,
               help="Estimate by Monte Carlo with this many seeded runs instead of enumerating.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the Monte Carlo runs.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--format", "fmt", type=click.Choice(list(ANSWER_FORMATS)), default="text")
 @click.option("--plot", default=None, help="Also draw the distribution to this .svg (or, with matplotlib, "
                                          ".png or .pdf) file.")
 @click.option("--html", "html_path", default=None, type=click.Path(dir_okay=False),
@@ -250,7 +251,7 @@ def _parse_policies(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
               help="Who plays a side in every game instead of the scenario's policy: random, greedy, "
                    "first, mcts, mcts:N (N futures a decision), rollout, rollout:N; the side 'all' "
                    "stands for every side.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--format", "fmt", type=click.Choice(list(ANSWER_FORMATS)), default="text")
 @click.option("--plot", default=None, help="Also draw win rates, game lengths and losses to this .svg (or, with "
                                          "matplotlib, .png or .pdf) file.")
 @click.option("--html", "html_path", default=None, type=click.Path(dir_okay=False),

@@ -17,12 +17,14 @@ from typing import IO, Mapping
 
 from .diagnostics import Diagnostic, Severity, Source, dumps_json, json_safe, printable
 from .diagnostics.codes import CODES, github_anchor
+from .output_formats import REPORT_CHOICES, REPORT_FORMATS
 
 __all__ = ["FORMATS", "choose_format", "use_colour", "render", "render_text", "render_json",
-           "render_github", "render_sarif", "sarif_log", "summary", "exit_code", "json_schema_path",
+           "render_github", "render_sarif", "text_report", "json_report", "github_report", "sarif_report", "sarif_log", "summary", "exit_code", "json_schema_path",
            "rule_catalogue", "rule_help", "github_anchor"]
 
-FORMATS = ("auto", "text", "json", "github", "sarif")
+#: every ``--format`` choice of ``hexlore check`` (the table: hexlore/output_formats.py)
+FORMATS = REPORT_CHOICES
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -55,14 +57,34 @@ def summary(diagnostics: list[Diagnostic]) -> str:
 
 def render(diagnostics: list[Diagnostic], sources: Mapping[str, Source], fmt: str,
            colour: bool = False, root: Path | None = None) -> str:
-    """The whole report in format ``fmt`` (not ``auto``: see :func:`choose_format`)."""
-    if fmt == "json":
-        return render_json(diagnostics)
-    if fmt == "github":
-        return render_github(diagnostics, root)
-    if fmt == "sarif":
-        return render_sarif(diagnostics, root)
+    """The whole report in format ``fmt`` (not ``auto``: see :func:`choose_format`), by the
+    renderer the table of formats names for it (hexlore/output_formats.py)."""
+    if fmt not in REPORT_FORMATS:
+        raise ValueError(f"no report format {fmt!r}: one of {', '.join(REPORT_FORMATS)}")
+    return REPORT_FORMATS[fmt].renderer()(diagnostics, sources, colour, root)
+
+
+# The renderers the table names, each called alike; each format uses what it needs.
+
+
+def text_report(diagnostics: list[Diagnostic], sources: Mapping[str, Source], colour: bool,
+                root: Path | None) -> str:
     return render_text(diagnostics, sources, colour)
+
+
+def json_report(diagnostics: list[Diagnostic], sources: Mapping[str, Source], colour: bool,
+                root: Path | None) -> str:
+    return render_json(diagnostics)
+
+
+def github_report(diagnostics: list[Diagnostic], sources: Mapping[str, Source], colour: bool,
+                  root: Path | None) -> str:
+    return render_github(diagnostics, root)
+
+
+def sarif_report(diagnostics: list[Diagnostic], sources: Mapping[str, Source], colour: bool,
+                 root: Path | None) -> str:
+    return render_sarif(diagnostics, root)
 
 
 # ---------------------------------------------------------------------------
