@@ -38,7 +38,7 @@ _FENCE = re.compile(r"^```.*?^```[ \t]*$", re.MULTILINE | re.DOTALL)
 def index() -> str:
     """The index of every code, between its markers: a row per code, linked to its section."""
     lines = [BEGIN, "", "| code | severity | title |", "|---|---|---|"]
-    lines += [f"| [{c}](#{c.anchor}) | {c.severity.value} | {c.title} |" for c in CODES.values()]
+    lines += [f"| [{c}](#{c.anchor}) | {c.severity.value} | {c.summary} |" for c in CODES.values()]
     return "\n".join(lines + ["", END])
 
 

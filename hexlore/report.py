@@ -189,7 +189,7 @@ def _sections() -> dict[str, str]:
 
 def rule_catalogue() -> dict[str, tuple[str, str]]:
     """Code -> (title, anchor in docs/diagnostics.md), from the registry of codes."""
-    return {code: (entry.title, entry.anchor) for code, entry in CODES.items()}
+    return {code: (entry.summary, entry.anchor) for code, entry in CODES.items()}
 
 
 def _paragraphs(markdown: str) -> list[str]:
@@ -214,7 +214,7 @@ def _rule(code: str) -> dict:
     entry = CODES.get(code)
     family = entry.family.kind if entry else "diagnostic"
     level = entry.severity.value if entry else "error"
-    title = entry.title if entry else ""
+    title = entry.summary if entry else ""
     short = title[:1].upper() + title[1:] if title else f"{family[:1].upper()}{family[1:]} {code}"
     description, text, markdown = rule_help(code)
     rule = {

@@ -48,7 +48,7 @@ def test_each_entry_is_registered_once_under_its_own_name():
     assert len(entries) == len(CODES) >= 100
     for code, entry in CODES.items():
         assert getattr(codes, entry.name) is entry and entry == code and entry.code == code
-        assert entry.title and entry.title == entry.title.strip() and "|" not in entry.title
+        assert entry.summary and entry.summary == entry.summary.strip() and "|" not in entry.summary
         assert entry.family is FAMILIES[code[0]]
     assert len({e.name for e in CODES.values()}) == len(CODES)
 
@@ -155,7 +155,7 @@ def _copy_docs(tmp_path):
 
 def test_a_new_or_retitled_code_makes_the_docs_stale_until_written(tmp_path, monkeypatch):
     _copy_docs(tmp_path)
-    monkeypatch.setattr(codes.BAD_GAME, "title", "a game declaration that cannot be played")
+    monkeypatch.setattr(codes.BAD_GAME, "summary", "a game declaration that cannot be played")
     new = Code("C099", Severity.ERROR, "a code added today")
     new.name = "ADDED_TODAY"
     monkeypatch.setitem(CODES, "C099", new)

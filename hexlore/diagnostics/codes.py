@@ -65,15 +65,16 @@ class Code(str):
     """
 
     severity: Severity
-    title: str
+    #: the title of its section in the docs ("bad game"; not ``title``, which str has)
+    summary: str
     #: the entry's name in this module (``"BAD_GAME"``), set when the registry is built
     name: str
 
-    def __new__(cls, code: str, severity: Severity, title: str) -> "Code":
+    def __new__(cls, code: str, severity: Severity, summary: str) -> "Code":
         if not _CODE.fullmatch(code):
             raise ValueError(f"{code!r} is not a diagnostic code (a letter of {''.join(FAMILIES)} and 3 digits)")
         self = super().__new__(cls, code)
-        self.severity, self.title, self.name = severity, title, ""
+        self.severity, self.summary, self.name = severity, summary, ""
         return self
 
     @property
@@ -87,7 +88,7 @@ class Code(str):
     @property
     def heading(self) -> str:
         """The text of its ``###`` heading in docs/diagnostics.md."""
-        return f"{self} — {self.title}"
+        return f"{self} — {self.summary}"
 
     @property
     def anchor(self) -> str:
