@@ -25,9 +25,6 @@ from .loading import (COMPILE_CACHE, PATH_VARIABLE, CompileCache, Loaded,  # noq
                       bundled_scenarios_root, declared_search_paths, open_scenario, open_variant, resolve_scenario,
                       search_paths_for, unique_diagnostics, yaml_kind)
 
-#: a path named to check (or an editor's document) that leads outside the project root
-#: a pack's look.yaml that is a link leading outside the pack's folder
-
 if TYPE_CHECKING:
     from .runtime.engine.game import Game, GameResult
     from .runtime.engine.policies import Policy

@@ -36,7 +36,6 @@ __all__ = ["AdventureResult", "CampaignUsageError", "OpenedCampaign", "check_cam
            "open_campaign", "play_campaign"]
 
 
-
 class CampaignUsageError(ValueError):
     """The caller asked for something the campaign does not have (an adventure number)."""
 

@@ -27,12 +27,10 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
-
 def _console(**options) -> Console:
     from rich.console import Console
 
     return Console(highlight=False, **options)
-
 
 
 class _Commands(click.Group):

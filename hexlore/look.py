@@ -70,8 +70,6 @@ class LookOutside(LookError):
         self.path = path
 
 
-
-
 def outside_diagnostic(file: str) -> Diagnostic:
     return error(codes.LOOK_OUTSIDE, f"'{file}' leads outside its pack's folder; the look is not read", file,
                  Span(), "copy the look file into the pack's folder instead of linking it")
@@ -118,8 +116,8 @@ class Look:
         self.files.append(path)
 
 
-#: a look's problems are S003 ("not a valid look: ..."), located; text no output can hold is
-#: S125/S126 as in any YAML file (hexlore/dsl/text_safety.py)
+# a look's problems are S003 ("not a valid look: ..."), located; text no output can hold is
+# S125/S126 as in any YAML file (hexlore/dsl/text_safety.py)
 _HINT = "a look maps terrain, sides, marks and faces to values, and strength to field names (hexlore/look.py)"
 JsonPath = tuple
 

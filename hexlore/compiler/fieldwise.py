@@ -32,7 +32,6 @@ from .names import Layer
 from .resolve import TRAITS
 
 
-
 def guess(name: str, pool) -> str | None:
     """'did you mean …?' for ``name`` among ``pool``, or None."""
     g = did_you_mean(name, list(pool))

@@ -17,7 +17,6 @@ from .cycles import check_cycles
 from .model import RuleSet, Timing
 
 
-
 @dataclass(frozen=True, slots=True)
 class Edge:
     source: str

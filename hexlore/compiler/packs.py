@@ -20,7 +20,6 @@ from ..dsl.files import is_dir, is_file
 from ..dsl.parser import parse_source
 
 
-
 def inside(path: Path, folders: list[Path]) -> bool:
     """Whether ``path`` (resolved: links followed) lies in one of ``folders`` (resolved too):
     :func:`hexlore.dsl.confine.confine`, the one confinement, asked."""

@@ -25,8 +25,6 @@ from lark.lexer import PatternStr
 
 from ..diagnostics import Diagnostic, Severity, Source, Span, codes, did_you_mean, error
 
-# Codes of syntax diagnostics, documented in docs/diagnostics.md.
-
 #: the deepest parse tree a declaration may have; every later stage recurses over the tree,
 #: so this bounds their recursion too (real packs stay under 20)
 MAX_DEPTH = 100

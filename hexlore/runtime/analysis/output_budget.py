@@ -25,7 +25,6 @@ from hexlore.diagnostics import Diagnostic, Severity, Span, codes
 from hexlore.dsl.limits import MAX_DRAWN_HEXES, MAX_PAGE_BYTES, MAX_REPLAY_CELLS, MAX_SWEEP_GAMES
 
 
-
 @dataclass(eq=False)
 class OutputTooLarge(Exception):
     """An output refused against its limit: the code, what went over, and what to do."""

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from hexlore.runtime.engine.game import Game
 
 
-
 @dataclass(frozen=True)
 class CampaignUnit:
     """One sheet unit fighting for ``side`` in a game.

@@ -39,7 +39,6 @@ DEFAULT_MAX_ROUNDS = 100
 MAX_CHANCE_OUTCOMES = 100_000
 
 
-
 class ScenarioError(Exception):
     def __init__(self, diagnostics: list[Diagnostic]):
         super().__init__("\n".join(d.headline() for d in diagnostics))

@@ -18,7 +18,6 @@ from hexlore.runtime.scenarios.model import (Action, NameSet, Scenario, Scenario
                                             SideSpec, UnitPlacement, unknown_side_message)
 
 
-
 class ScenarioBuilder:
     """Turns checked data into a :class:`Scenario`, collecting semantic errors.
 

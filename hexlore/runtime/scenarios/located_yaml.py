@@ -27,7 +27,6 @@ from hexlore.dsl.text_safety import REFUSED, escaped, first_refused
 
 JsonPath = tuple[Any, ...]
 
-# Problems of any of the YAML files (the codes are stable: docs/diagnostics.md documents each).
 _SURROGATE_FIX = ('write the character itself, or one "\\U0001F600" escape past U+FFFF: half of a surrogate '
                   "pair is no character")
 
