@@ -180,9 +180,10 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
 def run(name: str | Loaded, seed: int | None = None, log_file=None, max_rounds: int | None = None,
         policies: dict[str, str | Policy] | None = None,
         watch: Callable[[Game], None] | None = None,
-        recorder: Recorder | None = None) -> tuple[GameResult | None, list[Diagnostic], dict]:
+        recorder: Recorder | None = None, resumable: bool = False) -> tuple[GameResult | None, list[Diagnostic], dict]:
     """Play a scenario (a name, or one :func:`open_scenario` loaded) to the end; returns the
-    result (or None) and the diagnostics.
+    result (or None) and the diagnostics. ``resumable``: in the rules' resumable form where
+    they have one (the same log; a player asked a decision can then fork the game: odds).
 
     Errors inside the scenario's ``tests:`` do not stop the game (it never reads them): they
     come back as warnings beside the result (:meth:`Loaded.play_warnings`). ``watch`` is
@@ -202,10 +203,11 @@ def run(name: str | Loaded, seed: int | None = None, log_file=None, max_rounds: 
                     log_file=recorder if recorder is not None else log_file)
         if watch is not None:
             watch(game)
+        resumable = resumable and game.compiled.not_resumable is None
         if recorder is None:
-            return game.play(max_rounds), warnings, loaded.sources
+            return game.play(max_rounds, resumable=resumable), warnings, loaded.sources
         recorder.watch(game.state, game.events)
-        result = game.play(max_rounds)
+        result = game.play(max_rounds, resumable=resumable)
         recorder.finish()
         return result, warnings, loaded.sources
     except RuntimeRuleError as exc:

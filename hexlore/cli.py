@@ -171,7 +171,8 @@ def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int |
         recorder = Recorder()
     try:
         result, diagnostics, sources = api.run(loaded, seed=seed, log_file=log_file, max_rounds=max_rounds,
-                                               policies=policies, watch=watch, recorder=recorder)
+                                               policies=policies, watch=watch, recorder=recorder,
+                                               resumable=watch is not None)  # a person may ask the odds
     except Abandoned as stopped:
         console.print(f"game abandoned: {escape(str(stopped))}" + (f"; the log so far is in {log_file.shown}"
                                                                     if log_file else ""))

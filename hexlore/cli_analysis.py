@@ -84,29 +84,47 @@ def _fraction(p: Fraction) -> str:
               help="Most runs of the action to enumerate before giving up.")
 @click.option("--samples", type=click.IntRange(min=1), default=None,
               help="Estimate by Monte Carlo with this many seeded runs instead of enumerating.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the Monte Carlo runs.")
+@click.option("--seed", type=int, default=None, help="Seed of the Monte Carlo runs (0), or of the game --at "
+                                                        "plays (the scenario's).")
+@click.option("--at", "at", type=click.IntRange(min=1), default=None,
+              help="Instead of an action: play the scenario (its players, --seed) to its Nth decision among "
+                   "several options, and give the odds of --option there (docs/odds.md).")
+@click.option("--option", "option", type=click.IntRange(min=1), default=None,
+              help="With --at: the option (from 1) whose odds to give.")
+@click.option("--horizon", type=click.Choice(["stop", "first", "greedy"]), default="stop", show_default=True,
+              help="With --at: stop at the next decision, or answer decisions as first/greedy to the end "
+                   "of the rule that asked.")
 @click.option("--format", "fmt", type=click.Choice(list(ANSWER_FORMATS)), default="text")
 @click.option("--plot", default=None, help="Also draw the distribution to this .svg (or, with matplotlib, "
                                          ".png or .pdf) file.")
 @click.option("--html", "html_path", default=None, type=click.Path(dir_okay=False),
               help="Also write a self-contained HTML report (the table and the chart) to this file.")
-def odds(scenario, action, given, test_name, decisions, outcomes, policy, budget, samples, seed, fmt, plot,
-         html_path):
-    """Exact odds of one ACTION on SCENARIO, from every distinct dice outcome of the rules."""
+def odds(scenario, action, given, test_name, decisions, outcomes, policy, budget, samples, seed, at, option, horizon,
+         fmt, plot, html_path):
+    """Exact odds of one ACTION on SCENARIO, from every distinct dice outcome of the rules
+    (or of one option of a decision in a game under way: --at N --option K)."""
     plt = _need_matplotlib(plot)
-    if action is None and test_name is None:
-        raise click.UsageError("say what to do: --action '…' or --test NAME")
+    if (at is None) != (option is None):
+        raise click.UsageError("--at and --option go together: the decision, and the option whose odds to give")
+    if at is not None and (action or test_name or given or decisions or samples):
+        raise click.UsageError("--at asks the odds of a decision in a game under way: no --action, --test, "
+                               "--given, --decisions or --samples with it")
+    if action is None and test_name is None and at is None:
+        raise click.UsageError("say what to do: --action '…', --test NAME, or --at N --option K")
     from . import api
     from .cli_output import exit_if_no_scenario
     from .diagnostics import json_safe
 
     exit_if_no_scenario(scenario)
-    result, diagnostics, sources = api.odds(scenario, action, list(outcomes), policy, budget, samples, seed,
-                                            given, decisions, test_name)
-    if result is None:
-        _fail(diagnostics, sources)
-    data = result.to_json()
-    data.update({"scenario": scenario, "action": action, "test": test_name})
+    if at is not None:
+        result, data, sources, action = _odds_at(scenario, at, option, list(outcomes), horizon, budget, seed)
+    else:
+        result, diagnostics, sources = api.odds(scenario, action, list(outcomes), policy, budget, samples,
+                                                seed or 0, given, decisions, test_name)
+        if result is None:
+            _fail(diagnostics, sources)
+        data = result.to_json()
+        data.update({"scenario": scenario, "action": action, "test": test_name})
     if fmt == "json":
         click.echo(json_safe(json.dumps(data, indent=2, ensure_ascii=False)))
     else:
@@ -122,6 +140,42 @@ def odds(scenario, action, given, test_name, decisions, outcomes, policy, budget
         rows = [[c, _show(v), f"{float(p):.4%}"] for c in result.columns for v, p in result.marginal(c).items()]
         _write(html_path, html_report(f"odds of {action or test_name}", [("chances", ["outcome", "value", "chance"], rows)],
                                       _odds_svg(result)))
+
+
+def _odds_at(scenario: str, at: int, option: int, outcomes: list[str], horizon: str, budget: int,
+             seed: int | None):
+    """The odds of option ``option`` of the scenario's ``at``-th decision: the result, its JSON,
+    the sources, and what it is (for the title); a refusal exits with its diagnostic."""
+    from . import api
+    from .diagnostics import codes
+    from .runtime.analysis.odds import OddsError
+    from .runtime.analysis.odds_state import game_at, odds_of_option, pending_choice
+    from .runtime.engine.game import RuntimeRuleError, ScenarioError
+
+    loaded = api.open_scenario(scenario)
+    if not loaded.playable:
+        _fail(loaded.diagnostics, loaded.sources)
+    try:
+        game = game_at(loaded.rules, loaded.scenario, at, seed)
+        count = len(game.legal_options())
+        if option > count:
+            raise OddsError(codes.BAD_ACTION, f"decision #{at} ({pending_choice(game).name}) has {count} options, "
+                            f"not {option}",
+                            f"choose an --option from 1 to {count}", "--option")
+        found = odds_of_option(game, option - 1, outcome=outcomes, decisions=horizon, budget=budget)
+        if found.result is None:
+            raise OddsError(codes.BUDGET_EXCEEDED, found.refused or "too large to enumerate", "raise --budget, or ask with fewer dice to come "
+                            "(--horizon stop)")
+    except OddsError as exc:
+        _fail([exc.diagnostic], loaded.sources)
+    except RuntimeRuleError as exc:
+        _fail([exc.diagnostic], loaded.sources)
+    except ScenarioError as exc:
+        _fail(exc.diagnostics, loaded.sources)
+    data = found.to_json()
+    data.update({"scenario": scenario, "at": at, "options": game.legal_options()})
+    what = f"{found.decision} = {_show(found.label)} by {found.side} (decision #{at}, option {option})"
+    return found.result, data, loaded.sources, what
 
 
 def _write(path: str, text: str | bytes) -> None:

@@ -9,7 +9,11 @@ that led to the choice, in the same words the log and scenario tests use.
 Answers: an option's number, or its label as printed (``B4``, ``archers``), or nothing (Enter)
 for the rules' default, else the option the rules prefer (the highest ``prefer`` score, as the
 greedy player takes); ``?`` shows the position (:class:`PositionView`: every unit on the board,
-with what changed in it since the game began). A wrong answer is explained and asked again;
+with what changed in it since the game began; the board as text, each side's fields and hand,
+hexlore/play_view.py); ``odds N`` the exact distribution of what option N leads to
+(hexlore/runtime/analysis/odds_state.py); ``save FILE`` writes the position as a scenario test
+(hexlore/runtime/analysis/position_test.py). Each question names the units it is about and each
+option what it is (a card's text, a unit's type and hex). A wrong answer is explained and asked again;
 the end of the input (or Ctrl-D) abandons the game cleanly (:class:`Abandoned`), with the
 log written so far intact.
 """
@@ -17,12 +21,21 @@ log written so far intact.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from rich.console import Console
 
 from .cli_output import escape
 from .runtime.engine.policies import Decision, Policy
+
+if TYPE_CHECKING:
+    from .look import Look
+
+# hexlore/play_view.py (the board, odds) is imported when a person plays, not by every ``run``
+# (tests/test_startup.py): it draws on the renderer and the odds engine
+
+#: the outcomes ``odds N`` may enumerate: a deterministic bound (docs/odds.md), about a second
+ODDS_BUDGET = 20_000
 
 
 
@@ -67,10 +80,26 @@ class GameWatch:
         self.game = None
         self.shown = 0
         self.view: PositionView | None = None
+        self.look: Look | None = None
 
     def __call__(self, game) -> None:
+        from .look import Look, LookError, look_of
+
         self.game = game
         self.view = PositionView(game)
+        try:
+            self.look = look_of(game.rules)
+        except LookError:  # a bad look: the board in plain letters (check reports the look)
+            self.look = Look()
+
+    def position(self, viewer: str | None = None) -> str:
+        """What ``?`` shows: the units, the board as text, the game's and every side's fields,
+        and ``viewer``'s hand (every hand when None)."""
+        from .play_view import board_text, sides_text
+
+        if self.game is None or self.view is None:
+            return "no view of the position here"
+        return "\n\n".join([self.view.text(), board_text(self.game.state, self.look), sides_text(self.game, viewer)])
 
     @property
     def log(self) -> list[dict]:
@@ -128,7 +157,12 @@ class HumanPolicy(Policy):
             self.watch.flush()
         if len(decision.options) == 1:
             return 0  # nothing to choose: say nothing, the log records it
-        self.console.print(f"\n[bold]{escape(self.side)}[/bold] decides [bold]{escape(decision.name)}[/bold]:")
+        from .play_view import option_note, subjects_text
+
+        game = self.watch.game if self.watch is not None else None
+        about = subjects_text(game) if game is not None else ""
+        self.console.print(f"\n[bold]{escape(self.side)}[/bold] decides [bold]{escape(decision.name)}[/bold]"
+                           + (f" about {escape(about)}" if about else "") + ":", highlight=False)
         enter = enter_choice(decision)
         for i, label in enumerate(decision.labels, 1):
             marks = []
@@ -137,13 +171,16 @@ class HumanPolicy(Policy):
             if decision.scores and decision.scores[i - 1] == max(decision.scores) and len(set(decision.scores)) > 1:
                 marks.append("preferred")
             note = f"  [dim]({', '.join(marks)})[/dim]" if marks else ""
-            self.console.print(f"  {i:>2}. {escape(_value(label))}{note}")
+            what = option_note(decision.options[i - 1], game) if game is not None else ""
+            what = f"  {escape(what)}" if what else ""
+            self.console.print(f"  {i:>2}. {escape(_value(label))}{note}{what}", highlight=False)
         if enter is None:
             self.console.print("  [dim](a number, an option, ? for the position)[/dim]")
         else:
             what = "the default" if enter == decision.default else "the preferred option"
             self.console.print(f"  [dim](a number, an option, Enter for {what} ({enter + 1}), "
                                "? for the position)[/dim]")
+        self.console.print("  [dim](odds N: what option N leads to, exactly)[/dim]")
         while True:
             answer = self.ask(f"{self.side}> ")
             if answer is None:
@@ -156,9 +193,15 @@ class HumanPolicy(Policy):
         """The option an answer picks, or None (having said why) to ask again."""
         count = len(decision.options)
         if answer == "?":
-            view = self.watch.view if self.watch is not None else None
-            self.console.print(escape(view.text()) if view is not None else "  no view of the position here",
-                               highlight=False)
+            shown = self.watch.position(self.side) if self.watch is not None else "no view of the position here"
+            self.console.print(escape(shown), highlight=False)
+            return None
+        words = answer.split()
+        if words and words[0].lower() == "odds":
+            self.console.print(escape(self.odds(words[1:], count)), highlight=False)
+            return None
+        if words and words[0].lower() == "save":
+            self.console.print(escape(self.save(answer.split(None, 1)[1:], decision)), highlight=False)
             return None
         if answer == "":
             enter = enter_choice(decision)
@@ -177,6 +220,49 @@ class HumanPolicy(Policy):
         self.console.print(f"  '{escape(answer)}' is not an option: type a number from 1 to {count}, an "
                            "option as listed, or ? to see the position")
         return None
+
+
+    def odds(self, words: list[str], count: int) -> str:
+        """``odds N``: what option N leads to, up to the next decision (docs/odds.md)."""
+        from .play_view import odds_text
+        from .runtime.analysis.odds import OddsError
+        from .runtime.analysis.odds_state import odds_of_option
+        from .runtime.engine.game import RuntimeRuleError
+
+        if len(words) != 1 or not words[0].isdigit() or not 1 <= int(words[0]) <= count:
+            return f"  odds of which option? type odds and a number from 1 to {count} (odds 1)"
+        game = self.watch.game if self.watch is not None else None
+        if game is None or game.paused_at is None:
+            return "  no odds here: the game is not paused at this decision"
+        try:
+            return odds_text(odds_of_option(game, int(words[0]) - 1, budget=ODDS_BUDGET))
+        except (ValueError, OddsError, RuntimeRuleError) as exc:
+            return f"  no odds for this option: {exc}"
+
+
+    def save(self, words: list[str], decision: Decision) -> str:
+        """``save FILE``: the position as a scenario test in a new scenario file (never over the
+        scenario or its packs), to keep and run with ``hexlore test``."""
+        from .cli_files import clashes
+        from .dsl.output_files import OutputError
+        from .runtime.analysis.position_test import save_position_test
+
+        game = self.watch.game if self.watch is not None else None
+        if game is None or not words or not words[0].strip():
+            return "  save where? type save and a file name (save kept.yaml)"
+        target = words[0].strip()
+        inputs = [game.scenario.path] + [str(s) for s in game.rules.sources]
+        clash = clashes({"save": target}, inputs)
+        if clash:
+            return f"  not saved: {clash[0].message}"
+        name = f"{self.side} to decide {decision.name}, round {game.state.game.get('round')}"
+        try:
+            found = save_position_test(game, target, name)
+        except (OutputError, ValueError, OSError) as exc:
+            return f"  not saved: {exc}"
+        notes = "".join(f"\n  note: {n}" for n in found.notes)
+        return (f"  saved the position as the test '{name}' in {target} ({len(found.test['given'])} unit(s) "
+                f"given); run it with hexlore test {target}{notes}")
 
 
 def enter_choice(decision: Decision) -> int | None:

@@ -22,7 +22,7 @@ from hexlore.compiler import builtins as records
 from hexlore.compiler.builtins import BUILTINS, PURE
 from hexlore.compiler.types import BOOL, FN, HEX, INT, SIDE, UNIT
 from hexlore.runtime.engine import builtins as runtime_builtins
-from hexlore.runtime.engine import memo
+from hexlore.compiler import memo_plan as memo
 from hexlore.runtime.engine.builtins import FAMILY_MODULES, MissingBuiltin, make_builtins
 from hexlore.runtime.engine.builtins.kit import make_kit
 from hexlore.runtime.engine.game import Game

@@ -1,4 +1,4 @@
-"""The Python generated from the rules (hexlore/runtime/engine/compiled): no text of a rule file
+"""The Python generated from the rules (hexlore/compiler/backend): no text of a rule file
 ever reaches a position where Python reads code.
 
 Issue 14 allows generated code on one condition: it is built as ``ast`` nodes, every
@@ -23,7 +23,8 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import ROOT
 from hexlore.compiler import compile_packs
-from hexlore.runtime.engine.compiled.program import compiled, generate_module
+from hexlore.compiler.backend.program import generate_module
+from hexlore.runtime.engine.compiled.program import compiled
 from hexlore.runtime.engine.game import Game
 from hexlore.runtime.scenarios.loader import load_scenario_text
 

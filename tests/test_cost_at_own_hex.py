@@ -4,7 +4,7 @@ A cost such as ``-1 if occupied(h) else 1`` reads where the units stand, so its 
 hex used to be forgotten at every move. Its answer on a hex nobody stands on cannot change
 when units move (the hex stays free), so the search keeps those across moves and asks an
 occupied hex afresh every time (``hex_cost`` in hexlore/runtime/engine/builtins/moves.py, recognised
-by ``positions_at_own_hex`` in hexlore/runtime/engine/memo.py). These tests check which
+by ``positions_at_own_hex`` in hexlore/compiler/memo_plan.py). These tests check which
 functions are recognised, and that moves before and after units move are the same with the
 memo on and off, while the cost is asked less often with it.
 """
@@ -15,7 +15,7 @@ import pytest
 
 from conftest import demo_pack
 from hexlore.runtime.engine.game import Game
-from hexlore.runtime.engine.memo import positions_at_own_hex
+from hexlore.compiler.memo_plan import positions_at_own_hex
 from test_memo import counting
 
 PACK = """pack demo.ownhex

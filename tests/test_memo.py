@@ -1,4 +1,4 @@
-"""Memoised pure functions (hexlore/runtime/engine/memo.py) change no game: same answers, same logs.
+"""Memoised pure functions (compiler/memo_plan.py, runtime/engine/memo.py) change no game: same answers, same logs.
 
 A memo answers a function call from an earlier call with the same arguments until the game
 changes something the function reads. These tests change exactly those things between two
@@ -18,7 +18,7 @@ from conftest import ROOT, demo_pack
 from hexlore.api import open_scenario
 from hexlore.compiler import compile_packs
 from hexlore.runtime.engine.game import Game
-from hexlore.runtime.engine.memo import ANY, LISTS, POSITIONS, function_reads, new_lists
+from hexlore.compiler.memo_plan import ANY, LISTS, POSITIONS, function_reads, new_lists
 
 PACK = """pack demo.memo
 fields unit { hp: int = 3, tag: int = 0 }

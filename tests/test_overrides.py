@@ -1,7 +1,7 @@
 """Overrides that keep the original's part (issue 15): the triggers an override's super()
 runs, in both execution modes. The scenario tests of scenarios/language/trigger_super.yaml
 play them directly; here the same rules play whole games and answer exact odds through the
-resumable frame machines (hexlore/runtime/engine/compiled/resumable.py)."""
+resumable frame machines (hexlore/compiler/backend/resumable.py)."""
 
 from __future__ import annotations
 

@@ -157,3 +157,20 @@ def test_the_position_shows_what_changed_since_the_game_began():
     assert "n_right (mounted_blue)  figures 3→2" in text
     assert "s_left (" not in text and "s_left2 (" in text and "south: 6 unit(s) on the board" in text
     assert spider.id in text
+
+
+def test_save_writes_the_position_as_a_scenario_test_that_passes(tmp_path):
+    """Issue 31, item 6 at the terminal: ``save FILE`` mid-game keeps the position as a test."""
+    kept = tmp_path / "kept.yaml"
+    scenario = api.open_scenario(SCENARIO).scenario.path
+    # the card, the spider, two more units, the spider's move: then save, and refuse the scenario itself
+    result, _ = _play(tmp_path, "\n\n1\n1\n1\n" + f"save {kept}\nsave {scenario}\nsave\n")
+    said = " ".join(result.output.split())  # as one line: the console wraps long ones
+    assert "saved the position as the test 'north to decide move_to, round 1'" in said
+    assert f"not saved: save '{scenario}' is a file this command reads" in said
+    assert "save where? type save and a file name" in said
+    outcomes, problems, _ = api.test([str(kept)])
+    assert problems == [] and [(o.name, o.passed) for o in outcomes] == [("north to decide move_to, round 1", True)]
+    import yaml
+    given = yaml.safe_load(kept.read_text(encoding="utf-8"))["tests"][0]["given"]
+    assert given["spider"]["ordered_turn"] == 1  # ordered this turn: the position is the game's, not the start

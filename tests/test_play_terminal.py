@@ -110,3 +110,37 @@ def test_enter_takes_the_preferred_option_in_a_real_terminal(terminal):
                  and e["by"] == "north"]
     assert [(e["decision"], e["choice"]) for e in decisions[:3]] == [
         ("command_card", "attack_centre"), ("order_unit", "spider"), ("order_unit", "n_centre")]
+
+
+def test_the_board_sides_cards_units_and_odds_in_a_real_terminal(terminal):
+    """Issue 31, item 7: a question names the unit it is about, cards show their text, ? draws
+    the board as text with each side's fields and hand, odds N prints exact odds."""
+    log = terminal.folder / "game.jsonl"
+    terminal.start([sys.executable, "-m", "hexlore", "run", "battlelore/spider_ford", "--seed", "3",
+                    "--max-rounds", "1", "--log", str(log), "--policy", "north=human"])
+    screen = terminal.wait_for("north> ")
+    assert "1. attack_centre  (preferred)  Attaque au centre (section: centre, units: 3)" in screen
+    assert "(odds N: what option N leads to, exactly)" in screen
+    terminal.keys("?", "Enter")
+    screen = terminal.wait_for("north> ", after=1)  # the position shown, the question asked again
+    assert "     A2    B2    C2    D2    E2    F2" in screen  # an offset row of labels
+    assert "   .     f     .     .     .   nSPI1" in screen  # the spider on G4, the forest on C4
+    assert "sides: n north, s south" in screen
+    assert "north: orders_left 0, banners 0, lore 0, order_faces []" in screen
+    assert "    attack_centre \u2014 Attaque au centre (section: centre, units: 3)" in screen  # north's own hand
+    assert "south: orders_left 0, banners 0, lore 0, hand 4 card(s), order_faces []" in screen  # not south's
+    terminal.keys("odds 9", "Enter")
+    terminal.wait_for("odds of which option? type odds and a number from 1 to 4 (odds 1)")
+    assert "terrain: . plain, r river, f forest, h hill" in screen
+    for answer in ("", "", "1", "1"):  # the card, the spider, n_left2, n_centre
+        terminal.keys(answer, "Enter") if answer else terminal.keys("Enter")
+    screen = terminal.wait_for("north decides move_to about spider (giant_spider at G4):")
+    terminal.keys("odds 1", "Enter")
+    screen = terminal.wait_for("odds of move_to = ")
+    assert "(north), 1 outcome(s) enumerated, exact:" in screen and "100.0%  move_to (north)" in screen
+    terminal.keys("C-d")
+    screen = terminal.wait_for("EXIT=")
+    assert "Traceback" not in screen and "EXIT=1" in screen
+    decisions = [e for e in map(json.loads, log.read_text(encoding="utf-8").splitlines()) if e["type"] == "decision"
+                 and e["by"] == "north"]
+    assert [e["choice"] for e in decisions[:4]] == ["attack_centre", "spider", "n_left2", "n_centre"]

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import demo_pack
 from hexlore.runtime.engine.game import Game
-from hexlore.runtime.engine.memo import DEFINITION_LISTS, LISTS, function_reads
+from hexlore.compiler.memo_plan import DEFINITION_LISTS, LISTS, function_reads
 from test_memo import counting
 
 PACK = """pack demo.answers

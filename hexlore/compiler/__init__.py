@@ -38,4 +38,5 @@ def compile_packs(requests: list[str], search_paths: list[Path] | None = None,
     usage = check_usage(loaded, rules, loaded.diagnostics + rules.diagnostics)
     rules.diagnostics = sorted(loaded.diagnostics + rules.diagnostics + graph_diags + usage + check_hooks(rules),
                                key=Diagnostic.sort_key)
+    rules.freeze()  # the last stage: what is derived from the rules from now on stays true
     return rules

@@ -24,7 +24,7 @@ PURE = "pure"  # allowed in functions and guards
 RANDOM = "random"  # consumes the game's randomness
 EFFECT = "effect"  # changes the game state
 
-# What a built-in reads, for the memo (hexlore/runtime/engine/memo.py): its answer depends on
+# What a built-in reads, for the memo (hexlore/compiler/memo_plan.py): its answer depends on
 READS_NOTHING = "nothing"  # its arguments and the board only (which never changes)
 READS_POSITIONS = "positions"  # ... and where the units stand, and whether they live
 READS_ANYTHING = "anything"  # ... and who knows what: every change forgets a function calling it

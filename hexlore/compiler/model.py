@@ -7,12 +7,15 @@ the diagnostics found on the way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError, dataclass, field
 from enum import Enum
+from typing import Callable, TypeVar
 
 from ..diagnostics import Diagnostic, Source
 from . import ir
 from .types import Type
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +262,39 @@ class RuleSet:
     #: pack -> the packs whose names it sees (itself and what it uses, transitively): an
     #: editor completes only what the pack at the cursor may write
     visible: dict[str, set[str]] = field(default_factory=dict)
+    #: what later stages compute from the finished rule set, once (the memo's analyses, the
+    #: generated code, the runtime's functions): kept on the rule set, so they live and die
+    #: with it, rather than in module dicts keyed by ``id(rules)`` (see :meth:`derived`)
+    _derived: dict[str, object] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _frozen: bool = field(default=False, init=False, repr=False, compare=False)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if self.__dict__.get("_frozen"):
+            raise FrozenInstanceError(f"cannot set '{name}': a rule set is frozen once compiled "
+                                      "(what was derived from it would no longer match)")
+        object.__setattr__(self, name, value)
+
+    def freeze(self) -> None:
+        """No attribute may be set from now on: the last stage of the compiler has run (or
+        something was derived from the rule set, which must then never change under it)."""
+        object.__setattr__(self, "_frozen", True)
+
+    @property
+    def frozen(self) -> bool:
+        return self._frozen
+
+    def derived(self, key: str, compute: Callable[["RuleSet"], T]) -> T:
+        """``compute(self)``, made on first use and kept on the rule set (which freezes it).
+
+        Why here: the backend's generated code and the memo's analyses are made once per rule
+        set and must be forgotten with it; a module dict keyed by ``id(rules)`` needed weakrefs
+        and could answer for a new rule set at an old one's address. ``key`` names the product
+        (one per module that derives one, e.g. ``"memo plan"``)."""
+        if key in self._derived:
+            return self._derived[key]  # type: ignore[return-value]
+        self.freeze()
+        value = self._derived[key] = compute(self)
+        return value
 
     @property
     def ok(self) -> bool:

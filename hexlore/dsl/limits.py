@@ -69,3 +69,8 @@ MAX_PAGE_BYTES = 16 * 1024 * 1024
 #: Most games one sweep plays (each game's record is kept for the paired comparison and the
 #: digest): a larger sweep is several sweeps with different ``--seed``.
 MAX_SWEEP_GAMES = 100_000
+
+#: Deepest nesting of events emitted by triggers at run time (a cycle of triggers that never
+#: ends is an R001 there). Here, not in the runtime, because the compiler's backend writes it into the
+#: generated code and the runtime reports it: both read this one bound.
+MAX_EVENT_DEPTH = 64

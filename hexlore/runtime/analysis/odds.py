@@ -144,16 +144,18 @@ class OutcomeSpec:
     filters: tuple[tuple[str, Any], ...] = ()
     combine: str = "last"  # an event argument over the matching events: sum (int), any (bool), last
 
-    def value(self, game: Game):
-        return _hashable(self._read(game))
+    def value(self, game: Game, since: int = 0):
+        """The value now; ``since``: events count from this log entry on (odds from a game
+        under way read only what the option led to, not the events before it)."""
+        return _hashable(self._read(game, since))
 
-    def _read(self, game: Game):
+    def _read(self, game: Game, since: int = 0):
         st = game.state
         if self.kind == "winner":
             return st.winner.name if st.winner else None
         if self.kind == "event":
             wanted = {"event": self.name, **dict(self.filters)}
-            hits = [e for e in game.log if e["type"] == "event" and event_matches(e, wanted)]
+            hits = [e for e in game.log[since:] if e["type"] == "event" and event_matches(e, wanted)]
             if not self.field:
                 return len(hits)
             values = [e["args"].get(self.field) for e in hits]

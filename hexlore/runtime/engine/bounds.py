@@ -10,10 +10,12 @@ from __future__ import annotations
 from hexlore.compiler import ir
 from hexlore.compiler.model import FaceSpec
 from hexlore.diagnostics import codes
+#: events nested in events (a trigger emitting, its triggers emitting…) at most this deep (the
+#: same bound for the generated code and the runtime: hexlore/dsl/limits.py)
+from hexlore.dsl import limits
 from hexlore.dsl.limits import MAX_INT
 
-#: events nested in events (a trigger emitting, its triggers emitting…) at most this deep
-MAX_EVENT_DEPTH = 64
+MAX_EVENT_DEPTH = limits.MAX_EVENT_DEPTH
 
 
 class RuleError(Exception):

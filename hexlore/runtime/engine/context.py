@@ -13,8 +13,8 @@ import weakref
 from typing import TYPE_CHECKING
 
 from hexlore.compiler import ir
+from hexlore.compiler.memo_plan import EVENT, LISTS, effect_token
 from hexlore.runtime.engine.bounds import MAX_EVENT_DEPTH, RuleError
-from hexlore.runtime.engine.memo import EVENT, LISTS, effect_token
 
 if TYPE_CHECKING:
     from hexlore.runtime.engine.compiled.program import CompiledRules

@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import IO, Callable, Iterator
 
 from hexlore.compiler import ir
+from hexlore.compiler.memo_plan import new_lists
 from hexlore.compiler.model import FaceSpec, RuleSet
 from hexlore.diagnostics import Diagnostic, Span, codes, error
 from hexlore.runtime.engine.builtins import make_builtins
@@ -26,7 +27,7 @@ from hexlore.runtime.engine.compiled.locate import rule_error
 from hexlore.runtime.engine.compiled.program import compiled
 from hexlore.runtime.engine.context import Context
 from hexlore.runtime.engine.bounds import MAX_LIST_ITEMS, Budget, GameOver, RuleError
-from hexlore.runtime.engine.memo import MISS, NUMBERS, SKIP, KeptList, Memo, Plan, new_lists
+from hexlore.runtime.engine.memo import MISS, NUMBERS, SKIP, KeptList, Memo, Plan
 from hexlore.runtime.engine.players import make_policy
 from hexlore.runtime.engine.policies import Decision, Policy, Script, ScriptError
 from hexlore.runtime.engine.requests import Choice, Roll

@@ -1,6 +1,6 @@
 """Running resumable rules and stopping at chance points.
 
-The resumable form of the rules (:mod:`hexlore.runtime.engine.compiled.resumable`) keeps each
+The resumable form of the rules (:mod:`hexlore.compiler.backend.resumable`) keeps each
 running procedure, trigger and event dispatch in a frame on ``context.stack``. :func:`drive`
 runs the top frame until the stack empties (the action is over) or a frame asks something:
 a :class:`Roll` or a :class:`Choice`. The caller answers with ``Game.answer`` — rolling the
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
+from hexlore.compiler.memo_plan import effect_token
 from hexlore.runtime.engine.bounds import RuleError
 from hexlore.runtime.engine.compiled.support import spend_list
-from hexlore.runtime.engine.memo import effect_token
 from hexlore.runtime.engine.requests import CALL, RETURN, Roll
 
 if TYPE_CHECKING:

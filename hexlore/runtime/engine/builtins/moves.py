@@ -14,11 +14,11 @@ from typing import Callable
 
 from hexlore.compiler import ir
 from hexlore.compiler.builtins import MOVEMENT
+from hexlore.compiler.memo_plan import POSITIONS, positions_at_own_hex
 from hexlore.compiler.model import Symbol
 from hexlore.compiler.usage import SHARING_RULE
 from hexlore.runtime.engine.bounds import RuleError
 from hexlore.runtime.engine.builtins.kit import Kit
-from hexlore.runtime.engine.memo import POSITIONS, positions_at_own_hex
 from hexlore.runtime.geometry import movement
 
 FAMILY = MOVEMENT

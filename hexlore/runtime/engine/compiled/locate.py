@@ -11,13 +11,20 @@ from __future__ import annotations
 
 import weakref
 from types import TracebackType
+from typing import Any, Protocol
 
 from hexlore.compiler import ir
 from hexlore.runtime.engine.bounds import RuleError
 
+class LineTable(Protocol):
+    """What a generated module's file name leads to: its IR nodes by line (line - 1 -> node)."""
+
+    nodes: list[Any]
+
+
 #: generated module file name -> its compiled rules (whose ``nodes`` are its line table: line - 1
 #: -> IR node); filled by the compiler, forgotten with the compiled rules
-LINE_TABLES: "weakref.WeakValueDictionary[str, object]" = weakref.WeakValueDictionary()
+LINE_TABLES: weakref.WeakValueDictionary[str, LineTable] = weakref.WeakValueDictionary()
 
 _EXPECTED = {"unit": "a unit", "side": "a side", "hex": "a hex", "face": "a face", "def": "a definition",
              "event": "an event", "any": "a value with fields"}
@@ -51,7 +58,7 @@ def rule_error(exc: BaseException) -> RuleError | None:
     node, below = failing_node(exc.__traceback__)
     if isinstance(exc, RuleError):
         if exc.origin is None and node is not None:
-            exc.origin = node.origin
+            exc.origin = getattr(node, "origin", None)
         return exc
     if node is None:
         return None

@@ -9,15 +9,20 @@ code (tests/test_compiled_code.py checks every identifier of the generated modul
 
 Every generated node carries, as its line number, the index of the IR node it comes from
 plus one (:meth:`Module.line`): a failure in compiled code is located back to its rule by
-reading the line of the innermost generated frame (:mod:`.locate`).
+reading the line of the innermost generated frame (:mod:`hexlore.runtime.engine.compiled.locate`).
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Iterable
+from typing import Any, Iterable, Protocol, TypeVar
 
 from hexlore.compiler import ir
+from hexlore.compiler.model import RuleSet
+
+#: a node that has a location: an expression or a statement
+Located = TypeVar("Located", ast.expr, ast.stmt)
+Tree = TypeVar("Tree", bound=ast.AST)
 
 #: the parameter through which generated code reaches the game (its Context)
 CONTEXT = "R"
@@ -57,7 +62,7 @@ class Scope:
         """Reading Lore local ``lore_name``."""
         return ast.Name(self.local(lore_name), ast.Load())
 
-    def target(self, lore_name: str) -> ast.expr:
+    def target(self, lore_name: str) -> ast.Name | ast.Subscript:
         """Assigning Lore local ``lore_name``."""
         return ast.Name(self.local(lore_name), ast.Store())
 
@@ -90,7 +95,7 @@ class FrameScope(Scope):
     def load(self, lore_name: str) -> ast.expr:
         return ast.Subscript(ast.Name(FRAME, ast.Load()), ast.Constant(self.slot(lore_name)), ast.Load())
 
-    def target(self, lore_name: str) -> ast.expr:
+    def target(self, lore_name: str) -> ast.Name | ast.Subscript:
         return ast.Subscript(ast.Name(FRAME, ast.Load()), ast.Constant(self.slot(lore_name)), ast.Store())
 
     @property
@@ -121,7 +126,7 @@ class Module:
         """``value`` as generated code reads it: a literal for plain values, else a global."""
         if value is None or value.__class__ in (bool, int, str):
             return ast.Constant(value)
-        key = (id(value), type(value))
+        key: tuple = (id(value), type(value))
         try:  # equal hashable values share one name (origins, faces)
             key = (hash(value), type(value), value)
         except TypeError:
@@ -145,7 +150,7 @@ class Module:
             line = self._lines[key] = len(self.nodes)
         return line
 
-    def at(self, tree: ast.AST, node) -> ast.AST:
+    def at(self, tree: Located, node: object) -> Located:
         """``tree`` located at IR node ``node`` (its own node only: children keep theirs)."""
         line = self.line(node)
         tree.lineno = tree.end_lineno = line
@@ -154,6 +159,29 @@ class Module:
 
     def origin(self, node: ir.X | ir.S) -> ast.expr:
         return self.constant(node.origin)
+
+
+class Generating(Protocol):
+    """What the generators (expressions, statements, resumable) ask of the program being
+    generated (:class:`~hexlore.compiler.backend.program.Program`): a protocol, so that they
+    need not import the module that drives them, not even for their annotations."""
+
+    rules: RuleSet
+    module: Module
+    #: lifted functions made, by IR node and free locals (see Program)
+    lifted: dict[tuple, str]
+    max_depth: int
+
+    def add(self, tree: ast.FunctionDef) -> None: ...
+    def function_entry(self, name: str) -> str: ...
+    def procedure_name(self, name: str) -> str: ...
+    def trigger_name(self, name: str) -> str: ...
+    def emitter_name(self, event: str) -> str: ...
+    def resumable_name(self, kind: str, name: str) -> str: ...
+    def builtin_index(self, name: str) -> int: ...
+    def forget_index(self, token: object) -> int: ...
+    def may_be_unset(self, kind: str, name: str) -> str | None: ...
+    def unset_kinds(self, name: str) -> dict[str, str]: ...
 
 
 def name(identifier: str) -> ast.Name:
@@ -205,10 +233,10 @@ def counting_event(origin: ast.expr) -> list[ast.stmt]:
                    [ast.Expr(call(attr(budget(), "event"), origin))], [])]
 
 
-def fill_locations(tree: ast.AST) -> ast.AST:
+def fill_locations(tree: Tree) -> Tree:
     """Give every node without a location its parent's (what ``ast.fix_missing_locations``
     does, without a Python frame per node: it was half the time of generating a rule set)."""
-    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    stack: list[tuple[Any, int]] = [(tree, 1)]  # Any: every node with "lineno" in _attributes
     while stack:
         node, line = stack.pop()
         if "lineno" in node._attributes:

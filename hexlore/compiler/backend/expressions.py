@@ -9,23 +9,20 @@ a statement inside it.
 Values are checked where Python would not fail by itself (a none where a number is wanted, a
 list index out of range, a field another pack leaves unset). Where Python does fail by itself
 (a field read on none), the generated code does not check: the failure is located afterwards
-from the line of the failing instruction (:mod:`.locate`), so the common path pays nothing.
+from the line of the failing instruction (:mod:`hexlore.runtime.engine.compiled.locate`), so
+the common path pays nothing.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
-
 from hexlore.compiler import ir
 from hexlore.compiler.builtins import BUILTINS, PURE, named
 from hexlore.compiler.model import Symbol
 from hexlore.dsl.limits import MAX_INT
-from hexlore.runtime.engine.compiled.names import (CONTEXT, Scope, attr, budget, call, function, name, spending,
-                                                   store)
+from hexlore.compiler.backend.names import (CONTEXT, Generating, Scope, attr, budget, call, function, name,
+                                          spending, store)
 
-if TYPE_CHECKING:
-    from hexlore.runtime.engine.compiled.program import Program
 
 #: built-ins whose result is always an int (or a truth value, which adds as one): from their records
 _INT_BUILTINS = named(lambda b: b.gives_int)
@@ -50,7 +47,7 @@ def _subscript(value: ast.expr, key: ast.expr) -> ast.Subscript:
 class Expressions:
     """Compiles the expressions of one generated function (``scope``)."""
 
-    def __init__(self, program: "Program", scope: Scope):
+    def __init__(self, program: Generating, scope: Scope):
         self.program = program
         self.module = program.module
         self.scope = scope
@@ -182,7 +179,7 @@ class Expressions:
         op = node.op
         if op in ("and", "or"):
             true, false = ast.Constant(True), ast.Constant(False)
-            right = ast.IfExp(self.x(node.right), true, false)
+            right: ast.expr = ast.IfExp(self.x(node.right), true, false)
             if op == "and":
                 return ast.IfExp(self.x(node.left), right, false), False
             return ast.IfExp(self.x(node.left), true, right), False
@@ -254,7 +251,7 @@ class Expressions:
     def x_Aggregate(self, node: ir.Aggregate):
         func = node.func
         if node.where is None and node.mapped is None and func in ("count", "list"):
-            source = call("h_spend", self.x(node.source), self.module.origin(node), budget())
+            source: ast.expr = call("h_spend", self.x(node.source), self.module.origin(node), budget())
             return (call("h_len", source), True) if func == "count" else (call("h_list", source), False)
         source = self.x(node.source)
         free = self._free_locals((node.where, node.mapped), exclude=node.var)
@@ -360,6 +357,7 @@ class Expressions:
         opts = inner.temp()
         params = [CONTEXT, opts] + [inner.local(n) for n in free]
         item = inner.fresh(node.var)
+        assert node.prefer is not None  # a scorer is lifted only for a choice that prefers
         score = Expressions(self.program, inner).x(node.prefer)
         scores = inner.temp()
         body: list[ast.stmt] = [
@@ -492,7 +490,7 @@ def _aggregate_body(func: str, src: str, item: str, where: ast.expr | None, mapp
     value = mapped if mapped is not None else name(item)
 
     def loop(inner: list[ast.stmt]) -> ast.For:
-        body = [ast.If(where, inner, [])] if where is not None else inner
+        body: list[ast.stmt] = [ast.If(where, inner, [])] if where is not None else inner
         return ast.For(store(item), name(src), body, [])
 
     def number(expr: ast.expr) -> ast.expr:
@@ -505,7 +503,7 @@ def _aggregate_body(func: str, src: str, item: str, where: ast.expr | None, mapp
         step.append(ast.AugAssign(store(result), ast.Add(), ast.Constant(1)))
         return [ast.Assign([store(result)], ast.Constant(0)), loop(step), ast.Return(name(result))]
     if func == "any":
-        hit = [ast.Return(ast.Constant(True))]
+        hit: list[ast.stmt] = [ast.Return(ast.Constant(True))]
         step = [ast.If(mapped, hit, [])] if mapped is not None else hit
         return [loop(step), ast.Return(ast.Constant(False))]
     if func == "all":

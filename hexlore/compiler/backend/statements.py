@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import ast
 import copy
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from hexlore.compiler import ir
 from hexlore.compiler.model import TriggerSpec, Timing
 from hexlore.dsl.limits import MAX_INT
-from hexlore.runtime.engine.compiled.expressions import Expressions, _walrus
-from hexlore.runtime.engine.compiled.names import (CONTEXT, Scope, attr, budget, call, counting_event, function,
-                                                   name, spending, store)
-from hexlore.runtime.engine.memo import ANY, field_token
+from hexlore.compiler.backend.expressions import Expressions, _walrus
+from hexlore.compiler.backend.names import (CONTEXT, Generating, Scope, attr, budget, call, counting_event,
+                                          function, name, spending, store)
+from hexlore.compiler.memo_plan import ANY, field_token
 
-if TYPE_CHECKING:
-    from hexlore.runtime.engine.compiled.program import Program
 
 #: what a ``stop`` (value None) or a ``return`` (its value) turns into
 Exit = Callable[[ast.expr | None], list[ast.stmt]]
@@ -65,7 +63,7 @@ def _added(scope: Scope, current: ast.expr, change: ast.Name, op: str, origin: a
 class Statements:
     """Compiles the statements of one generated function."""
 
-    def __init__(self, program: "Program", scope: Scope, exit: Exit):
+    def __init__(self, program: Generating, scope: Scope, exit: Exit):
         self.program = program
         self.module = program.module
         self.scope = scope
@@ -159,7 +157,7 @@ class Statements:
 
 
 # ---------------------------------------------------------------- the callables
-def function_def(program: "Program", identifier: str, params: tuple[str, ...], body: ir.X) -> ast.FunctionDef:
+def function_def(program: Generating, identifier: str, params: tuple[str, ...], body: ir.X) -> ast.FunctionDef:
     scope = Scope(params)
     value = Expressions(program, scope).x(body)
     return function(identifier, [CONTEXT] + scope.params, [program.module.at(ast.Return(value), body)])
@@ -169,7 +167,7 @@ def memo_entry(identifier: str, body_name: str, plan_index: int, shape: tuple,
                keeps_lists: bool = False) -> ast.FunctionDef:
     """The memoised entry of a function: exactly the keys, look-ups and bookkeeping of
     :class:`~hexlore.runtime.engine.memo.Plan`, written out for this function's shape.
-    ``keeps_lists``: the function answers new lists (:func:`~hexlore.runtime.engine.memo.new_lists`),
+    ``keeps_lists``: the function answers new lists (:func:`~hexlore.compiler.memo_plan.new_lists`),
     kept as a ``KeptList`` and answered as a list of the caller's own; else a list is not kept."""
     positions, exact, unknown, objects, arity = shape
     params = [f"v{i}" for i in range(arity)]
@@ -185,7 +183,8 @@ def memo_entry(identifier: str, body_name: str, plan_index: int, shape: tuple,
     else:
         key_value = ast.Tuple([name(params[i]) for i in positions], ast.Load())
     table = attr(plan, "table")
-    numbers_ok = [ast.Compare(attr(params[i], "__class__"), [ast.NotIn()], [name("h_numbers")]) for i in objects]
+    numbers_ok: list[ast.expr] = [ast.Compare(attr(params[i], "__class__"), [ast.NotIn()], [name("h_numbers")])
+                                  for i in objects]
     if keeps_lists:
         keep: ast.expr | None = (ast.BoolOp(ast.And(), numbers_ok) if len(numbers_ok) > 1 else
                                  numbers_ok[0] if numbers_ok else None)
@@ -219,7 +218,7 @@ def memo_entry(identifier: str, body_name: str, plan_index: int, shape: tuple,
     return function(identifier, [CONTEXT] + params, body)
 
 
-def procedure_def(program: "Program", identifier: str, params: tuple[str, ...], body: tuple[ir.S, ...]):
+def procedure_def(program: Generating, identifier: str, params: tuple[str, ...], body: tuple[ir.S, ...]):
     scope = Scope(params)
 
     def exit(value):
@@ -228,7 +227,7 @@ def procedure_def(program: "Program", identifier: str, params: tuple[str, ...], 
     return function(identifier, [CONTEXT] + scope.params, stmts)
 
 
-def block_def(program: "Program", identifier: str, body: tuple[ir.S, ...]) -> ast.FunctionDef:
+def block_def(program: Generating, identifier: str, body: tuple[ir.S, ...]) -> ast.FunctionDef:
     scope = Scope()
 
     def exit(value):
@@ -236,13 +235,13 @@ def block_def(program: "Program", identifier: str, body: tuple[ir.S, ...]) -> as
     return function(identifier, [CONTEXT], Statements(program, scope, exit).block(body))
 
 
-def trigger_def(program: "Program", identifier: str, t: TriggerSpec) -> ast.FunctionDef:
+def trigger_def(program: Generating, identifier: str, t: TriggerSpec) -> ast.FunctionDef:
     """``tr(R, record) -> ran``: the arguments as locals, the guard, the optional question,
     the body; a ``before`` trigger writes the arguments back (and forgets what read them)."""
     module = program.module
     scope = Scope()
     args = "t_args"
-    binds = [ast.Assign([scope.target(p)], _subscript(name(args), ast.Constant(p))) for p in t.params]
+    binds: list[ast.stmt] = [ast.Assign([scope.target(p)], _subscript(name(args), ast.Constant(p))) for p in t.params]
     write_back: list[ast.stmt] = []
     if t.timing is Timing.BEFORE:
         write_back = [stmt for p in t.params
@@ -273,7 +272,7 @@ def replaced(record: ast.expr) -> list[ast.stmt]:
             ast.Expr(call(attr(CONTEXT, "forget_event")))]
 
 
-def emitter_def(program: "Program", identifier: str, event: str) -> ast.FunctionDef:
+def emitter_def(program: Generating, identifier: str, event: str) -> ast.FunctionDef:
     """``ev(R, args, origin) -> record``: the event's dispatch, its triggers called in the order
     of the rule set's dispatch table."""
     table = program.rules.dispatch.get(event)
@@ -299,7 +298,7 @@ def emitter_def(program: "Program", identifier: str, event: str) -> ast.Function
         for t in reversed(table.instead):
             chain = [ast.If(run(t), replaced(name(record)), chain)]
         inner += chain
-        on = [ast.Expr(run(t)) for t in table.on]
+        on: list[ast.stmt] = [ast.Expr(run(t)) for t in table.on]
         if on and table.instead:
             inner.append(ast.If(ast.UnaryOp(ast.Not(), attr(record, "replaced")), on, []))
         else:
@@ -315,5 +314,5 @@ def emitter_def(program: "Program", identifier: str, event: str) -> ast.Function
     return function(identifier, [CONTEXT, "t_args", "t_origin"], body)
 
 
-def constant_def(program: "Program", identifier: str, node: ir.X) -> ast.FunctionDef:
+def constant_def(program: Generating, identifier: str, node: ir.X) -> ast.FunctionDef:
     return function_def(program, identifier, (), node)

@@ -25,18 +25,14 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import TYPE_CHECKING
-
 from hexlore.compiler import ir
 from hexlore.compiler.builtins import named
 from hexlore.compiler.model import RuleSet, Timing, TriggerSpec
-from hexlore.runtime.engine.compiled.expressions import Expressions, _children
-from hexlore.runtime.engine.compiled.names import (CONTEXT, FRAME, FrameScope, attr, budget, call, counting_event,
-                                                   function, name, spending)
-from hexlore.runtime.engine.compiled.statements import Statements, _journalled_write, replaced
+from hexlore.compiler.backend.expressions import Expressions, _children
+from hexlore.compiler.backend.names import (CONTEXT, FRAME, FrameScope, Generating, attr, budget, call,
+                                          counting_event, function, name, spending)
+from hexlore.compiler.backend.statements import Statements, _journalled_write, replaced
 
-if TYPE_CHECKING:
-    from hexlore.runtime.engine.compiled.program import Program
 
 #: a Lore name no rule can write: the frame slots the compiler adds (values kept across a stop)
 _HIDDEN = "\u00b7"
@@ -115,7 +111,7 @@ def _stable(node) -> bool:
 class Machine:
     """One resumable function being built: its frame scope, its blocks, the block being filled."""
 
-    def __init__(self, program: "Program", suspends: Suspends, params: tuple[str, ...], exit):
+    def __init__(self, program: Generating, suspends: Suspends, params: tuple[str, ...], exit):
         self.program = program
         self.module = program.module
         self.suspends = suspends
@@ -137,7 +133,9 @@ class Machine:
         self.current = k
 
     def emit(self, *stmts: ast.stmt) -> None:
-        self.blocks[self.current].extend(stmts)
+        block = self.blocks[self.current]
+        assert block is not None  # emitting into a block started and not yet ended
+        block.extend(stmts)
 
     def goto(self, k: int) -> None:
         self.emit(ast.Assign([self.pc()], ast.Constant(k)), ast.Continue())
@@ -179,20 +177,19 @@ class Machine:
         """``node`` with every stop in it run first: an expression that stops nowhere."""
         if not self.suspends.expr(node):
             return node
-        cls = node.__class__
-        if cls is ir.Binary and node.op in ("and", "or"):
+        if isinstance(node, ir.Binary) and node.op in ("and", "or"):
             return self._lazy(node)
-        if cls is ir.Conditional:
+        if isinstance(node, ir.Conditional):
             return self._choice_of(node)
-        if cls is ir.Aggregate:
+        if isinstance(node, ir.Aggregate):
             if any(self.suspends.expr(x) for x in (node.where, node.mapped) if x is not None):
                 raise NotResumable("a roll or a decision inside an aggregate's test")
             return dataclasses.replace(node, source=self.flatten(node.source))
-        if cls is ir.Choose:
+        if isinstance(node, ir.Choose):
             if any(self.suspends.expr(x) for x in (node.source, node.by, node.prefer, node.default) if x is not None):
                 raise NotResumable("a roll or a decision inside a choice's options")
             return self._stop_at_choice(node)
-        if cls is ir.Ask:
+        if isinstance(node, ir.Ask):
             if any(self.suspends.expr(x) for x in (node.by, node.prefer, node.default) if x is not None):
                 raise NotResumable("a roll or a decision inside a question")
             return self._stop_at_question(node)
@@ -275,8 +272,8 @@ class Machine:
                              ast.Load())
             self.suspend(self.module.at(frame, node), True)
         else:  # Emit
-            args = ast.Dict([ast.Constant(n) for n, _ in node.args], [self.exprs.x(v) for _, v in node.args])
-            frame = ast.List([name(program.resumable_name("event", node.event)), ast.Constant(0), args,
+            values = ast.Dict([ast.Constant(n) for n, _ in node.args], [self.exprs.x(v) for _, v in node.args])
+            frame = ast.List([name(program.resumable_name("event", node.event)), ast.Constant(0), values,
                               self.module.origin(node)], ast.Load())
             self.suspend(self.module.at(frame, node), True)
         return self.result_into(hidden, node)
@@ -421,11 +418,12 @@ class Machine:
     def finish(self, identifier: str, params: int) -> ast.FunctionDef:
         """``rf(R, F, x)``: the frame padded at entry, then the blocks dispatched by ``F[1]``."""
         self.emit(*self.exit(self, None))
-        blocks = [b for b in self.blocks]
-        assert all(b is not None for b in blocks)
+        blocks = [b for b in self.blocks if b is not None]
+        assert len(blocks) == len(self.blocks)  # every block made was started
         dispatch = _dispatch(list(range(len(blocks))), blocks)
         pad = self.scope.size - 2 - params
-        entry = [ast.Expr(call(attr(FRAME, "extend"), ast.Constant((None,) * pad)))] if pad > 0 else []
+        nones = ast.Tuple([ast.Constant(None)] * pad, ast.Load())  # folded to one constant by CPython
+        entry = [ast.Expr(call(attr(FRAME, "extend"), nones))] if pad > 0 else []
         blocks[0][:0] = entry
         return function(identifier, [CONTEXT, FRAME, "x"], [ast.While(ast.Constant(True), dispatch, [])])
 
@@ -447,14 +445,14 @@ def _returning(value: ast.expr | None) -> list[ast.stmt]:
 
 
 # ---------------------------------------------------------------- the callables
-def procedure_machine(program: "Program", suspends: Suspends, identifier: str, params: tuple[str, ...],
+def procedure_machine(program: Generating, suspends: Suspends, identifier: str, params: tuple[str, ...],
                       body: tuple[ir.S, ...]) -> ast.FunctionDef:
     machine = Machine(program, suspends, params, lambda m, value: _returning(value))
     machine.block(body)
     return machine.finish(identifier, len(params))
 
 
-def block_machine(program: "Program", suspends: Suspends, identifier: str, body: tuple[ir.S, ...]):
+def block_machine(program: Generating, suspends: Suspends, identifier: str, body: tuple[ir.S, ...]):
     def exit(m, value):
         return ([ast.Expr(value)] if value is not None else []) + _returning(None)
     machine = Machine(program, suspends, (), exit)
@@ -462,7 +460,7 @@ def block_machine(program: "Program", suspends: Suspends, identifier: str, body:
     return machine.finish(identifier, 0)
 
 
-def trigger_machine(program: "Program", suspends: Suspends, identifier: str, t: TriggerSpec) -> ast.FunctionDef:
+def trigger_machine(program: Generating, suspends: Suspends, identifier: str, t: TriggerSpec) -> ast.FunctionDef:
     record = _HIDDEN + "record"
 
     def write_back(m: Machine) -> list[ast.stmt]:
@@ -494,7 +492,7 @@ def trigger_machine(program: "Program", suspends: Suspends, identifier: str, t: 
     return machine.finish(identifier, 1)
 
 
-def emitter_machine(program: "Program", suspends: Suspends, identifier: str, event: str) -> ast.FunctionDef:
+def emitter_machine(program: Generating, suspends: Suspends, identifier: str, event: str) -> ast.FunctionDef:
     """The dispatch of an event with resumable triggers: the direct emitter's steps, each
     resumable trigger called by pushing its frame."""
     args, origin, record = _HIDDEN + "args", _HIDDEN + "origin", _HIDDEN + "record"
