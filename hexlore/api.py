@@ -18,16 +18,15 @@ from types import ModuleType
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from .compiler import compile_packs
-from .dsl.diagnostics import Diagnostic, Severity, Source, Span, error
-from .compiler.packs import PACK_OUTSIDE_ROOTS, display_path
+from .diagnostics import codes, Diagnostic, Severity, Source, Span, error
+from .compiler.packs import display_path
 from .dsl.confine import Roots, command_line_root, confine, walk
 from .dsl.files import is_dir, is_file
-from .loading import (COMPILE_CACHE, NO_SUCH_FILE, PATH_VARIABLE, CompileCache, Loaded,  # noqa: F401 (public)
+from .loading import (COMPILE_CACHE, PATH_VARIABLE, CompileCache, Loaded,  # noqa: F401 (public)
                       bundled_scenarios_root, declared_search_paths, open_scenario, open_variant, resolve_scenario,
                       search_paths_for, unique_diagnostics, yaml_kind)
 
 #: a path named to check (or an editor's document) that leads outside the project root
-PATH_OUTSIDE_ROOT = "C023"
 #: a pack's look.yaml that is a link leading outside the pack's folder
 
 if TYPE_CHECKING:
@@ -76,7 +75,7 @@ def _walk(folder: Path, refused: list[Diagnostic]) -> tuple[list[str], list[str]
         return [], []
     for f in walked.refused:
         shown = display_path(Path(f), resolve=False)
-        refused.append(error(PACK_OUTSIDE_ROOTS, f"'{shown}' is a link that leads outside "
+        refused.append(error(codes.PACK_OUTSIDE_ROOTS, f"'{shown}' is a link that leads outside "
                              f"'{shown_folder}'; it is not read", shown, Span(),
                              "check the file it links to directly, or copy it into the folder"))
     return [f for f in walked.files if f.endswith(".lore")], [f for f in walked.files if not f.endswith(".lore")]
@@ -84,7 +83,7 @@ def _walk(folder: Path, refused: list[Diagnostic]) -> tuple[list[str], list[str]
 
 def _outside_root(path: str) -> Diagnostic:
     """C023: a path named to check that leads, links followed, outside the project root."""
-    return error(PATH_OUTSIDE_ROOT, f"'{path}' leads outside the project root; it is not read", path, Span(),
+    return error(codes.PATH_OUTSIDE_ROOT, f"'{path}' leads outside the project root; it is not read", path, Span(),
                  "check it from the folder it belongs to, name that folder with --root, or copy the files "
                  "into the project instead of linking them")
 
@@ -148,7 +147,7 @@ def check(paths: list[str]) -> tuple[list[Diagnostic], dict[str, Source]]:
         elif path.suffix in (".yaml", ".yml") and is_file(path):
             scenarios.append(str(path))
         else:
-            diagnostics.append(error(NO_SUCH_FILE, f"'{p}' is not a .lore file, a scenario or a directory",
+            diagnostics.append(error(codes.CANNOT_READ, f"'{p}' is not a .lore file, a scenario or a directory",
                                      p, Span(), "pass rule files (.lore), scenarios (.yaml) or folders"))
     sources: dict[str, Source] = {}
     # Each folder of packs is its own rule set (a rule set has one game): packs of
@@ -368,20 +367,20 @@ def odds(scenario: str, action, outcome: list[str] | str | None = None, policy: 
             found = [t for t in played.tests if t.name == test]
             if not found:
                 names = [t.name for t in played.tests]
-                raise engine.OddsError(engine.BAD_ACTION, f"the scenario has no test named {test!r}",
+                raise engine.OddsError(codes.BAD_ACTION, f"the scenario has no test named {test!r}",
                                        f"tests: {', '.join(names) or 'none'}", "--test")
             t = found[0]
             broken = loaded.test_problems().get(t.index)
             if broken:  # problems of other tests do not matter here, this one's do
                 return None, broken, loaded.sources
             if not t.actions and not acts:
-                raise engine.OddsError(engine.BAD_ACTION, f"test {test!r} has no 'do:': it does nothing to "
+                raise engine.OddsError(codes.BAD_ACTION, f"test {test!r} has no 'do:': it does nothing to "
                                        "measure", "pass the action with --action", "--test")
             # the test's dice and scripted decisions were written for one throw: not reused
             g = {uid: dict(v) for uid, v in t.given.items()}
             acts = acts or [{"call": a.call, "with": dict(a.args)} for a in t.actions]
         if acts is None:
-            raise engine.OddsError(engine.BAD_ACTION, "no action given", "pass action= or test=", "--action")
+            raise engine.OddsError(codes.BAD_ACTION, "no action given", "pass action= or test=", "--action")
         actions = engine.parse_actions(acts) if isinstance(acts, str) else engine.actions_from(acts)
         g.update(engine.parse_mapping(given, "--given") if isinstance(given, str) else (given or {}))
         dec.update(engine.parse_mapping(decisions, "--decisions") if isinstance(decisions, str) else
@@ -429,7 +428,7 @@ def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", s
     path = played.path
     problem = _bad_players(policies, [s.name for s in played.sides])
     if problem is not None:
-        return None, [error("O006", problem, "--policy", Span(),
+        return None, [error(codes.BAD_PLAYERS, problem, "--policy", Span(),
                             "write SIDE=POLICY with a side of the scenario (or 'all') and one of random, "
                             "greedy, first, mcts, mcts:N, rollout, rollout:N")], loaded.sources
     policies = _every_side(policies, [s.name for s in played.sides])
@@ -451,7 +450,7 @@ def sweep(scenario: str, games: int, workers: int = 1, backend: str = "local", s
     try:
         results = backends.run_jobs(jobs, games, workers, backend, address, progress, timing)
     except backends.SweepSetupError as exc:
-        return None, [error("O005", str(exc), "--backend", Span(), "see docs/odds.md, 'Sweeps'")], loaded.sources
+        return None, [error(codes.BACKEND_CANNOT_START, str(exc), "--backend", Span(), "see docs/odds.md, 'Sweeps'")], loaded.sources
     sides = [s.name for s in played.sides]
     report = {"scenario": path, "seed": seed, "backend": backend, "workers": workers, "timing": timing.to_json(),
               **stats.summarize(results[0], sides, stats.fielded(played))}

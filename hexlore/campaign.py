@@ -25,7 +25,7 @@ from .loading import Loaded, bundled_scenarios_root, declared_search_paths, open
 from .compiler.packs import inside, resolved
 from .dsl.confine import command_line_root, read_confined
 from .dsl.files import is_file
-from .dsl.diagnostics import Diagnostic, Source, did_you_mean, error
+from .diagnostics import Diagnostic, Source, codes, did_you_mean, error
 from .dsl.output_files import OutputError, remove_stale_temporaries
 from .runtime.scenarios.campaign_files import (Adventure, Campaign, Sheet, dump_sheet, load_campaign, load_sheet,
                                                next_revision, write_atomically)
@@ -35,12 +35,6 @@ from .runtime.engine.setup import check_set_up
 
 __all__ = ["AdventureResult", "CampaignUsageError", "OpenedCampaign", "check_campaign", "check_sheet",
            "open_campaign", "play_campaign"]
-
-MISSING_FILE = "S011"
-OUTSIDE_PROJECT = "S122"  # a sheet that leads outside the project (hexlore/dsl/confine.py)
-NOT_ON_SHEET = "S117"
-SHEET_BUSY = "S017"
-SHEET_CHANGED = "S018"
 
 
 class CampaignUsageError(ValueError):
@@ -118,7 +112,7 @@ def _cast(campaign: Campaign, sheet: Sheet, adventure: Adventure, problems: list
     for uid in adventure.units:
         if sheet.unit(uid) is None:
             guess = did_you_mean(uid, [u.id for u in sheet.units])
-            problems.append(error(NOT_ON_SHEET, f"the sheet has no unit '{uid}'", campaign.path,
+            problems.append(error(codes.NOT_ON_SHEET, f"the sheet has no unit '{uid}'", campaign.path,
                                   campaign.key_span_of(*base, uid),
                                   f"did you mean '{guess}'?" if guess else
                                   f"units of the sheet ({sheet.path}): "
@@ -147,11 +141,11 @@ def open_campaign(path: str | Path) -> OpenedCampaign:
     if not campaign.sheet:
         pass  # the schema error says what is wrong with 'sheet:'
     elif os.path.lexists(sheet_path) and not inside(sheet_path, project_folders(campaign.path)):
-        opened.diagnostics.append(error(OUTSIDE_PROJECT, f"the sheet '{campaign.sheet}' leads outside the project; "
+        opened.diagnostics.append(error(codes.OUTSIDE_PROJECT, f"the sheet '{campaign.sheet}' leads outside the project; "
                                         "it is not read", campaign.path, campaign.span_of("sheet"),
                                         "keep the sheet in the campaign's project instead of linking it"))
     elif not is_file(sheet_path):
-        opened.diagnostics.append(error(MISSING_FILE, f"no sheet file '{campaign.sheet}'", campaign.path,
+        opened.diagnostics.append(error(codes.MISSING_FILE, f"no sheet file '{campaign.sheet}'", campaign.path,
                                         campaign.span_of("sheet"), f"looked for {sheet_path}: the sheet "
                                         "is relative to the campaign file (docs/campaigns.md shows one)"))
     else:
@@ -166,7 +160,7 @@ def open_campaign(path: str | Path) -> OpenedCampaign:
         if scenario_path is None:
             opened.adventures[adventure.index] = None
             opened.diagnostics.append(error(
-                MISSING_FILE, f"no scenario file '{adventure.scenario}'", campaign.path,
+                codes.MISSING_FILE, f"no scenario file '{adventure.scenario}'", campaign.path,
                 campaign.span_of("adventures", adventure.index, "scenario"),
                 "an adventure's scenario is relative to the campaign file, or a bundled name (battlelore/x)"))
             continue
@@ -276,7 +270,7 @@ def play_adventure(opened: OpenedCampaign, adventure: Adventure, seed: int | Non
                                 "winner": result.winner}]
     on_disk, _ = load_sheet(campaign.sheet_path())
     if on_disk is None or on_disk.revision != sheet.revision:  # written by someone else meanwhile
-        return None, [error(SHEET_CHANGED, f"the sheet '{campaign.sheet}' changed on disk while adventure "
+        return None, [error(codes.SHEET_CHANGED, f"the sheet '{campaign.sheet}' changed on disk while adventure "
                             f"{adventure.number} was played (revision {sheet.revision}, now "
                             f"{on_disk.revision if on_disk else 'unreadable'}); this result is not written",
                             campaign.path, campaign.span_of("sheet"),
@@ -335,14 +329,14 @@ def _sheet_lock(campaign: Campaign):
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
-        yield error(SHEET_BUSY, f"cannot lock the sheet '{campaign.sheet}': {exc.strerror}", campaign.path,
+        yield error(codes.SHEET_BUSY, f"cannot lock the sheet '{campaign.sheet}': {exc.strerror}", campaign.path,
                     campaign.span_of("sheet"), f"check that {sheet.parent} can be written")
         return
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            yield error(SHEET_BUSY, f"the sheet '{campaign.sheet}' is busy: another 'hexlore campaign' is "
+            yield error(codes.SHEET_BUSY, f"the sheet '{campaign.sheet}' is busy: another 'hexlore campaign' is "
                         "playing it", campaign.path, campaign.span_of("sheet"),
                         "wait for it to finish, then run again: it plays what is left")
             return

@@ -7,8 +7,8 @@ scenario or pack named on the command line does not exist (``cli_output.USAGE``)
 Each command imports what it needs when it runs (issue 19): ``hexlore --help`` loads click
 and nothing of the compiler, ``check`` of a pack the compiler but no runtime, schemas or
 rich, ``run`` the runtime but no tables, Ray or matplotlib. The names shown in ``--help``
-(formats, policies) are therefore written here, and tests/test_startup.py checks both the
-imports and that these names match the modules that define them.
+come from light tables (formats: hexlore/output_formats.py; policies: the player registry),
+and tests/test_startup.py checks the imports.
 """
 
 from __future__ import annotations
@@ -22,22 +22,18 @@ import click
 
 from .cli_analysis import _parse_policies, odds as _odds, sweep as _sweep
 from .cli_serve import serve as _serve
+from .output_formats import ANSWER_FORMATS, AUTO, REPORT_CHOICES, report_help
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from .compiler.graph import EventTriggerGraph
 
-#: ``report.FORMATS`` and (in cli_analysis) ``runtime.engine.policies.POLICY_NAMES``, spelt out
-#: so that ``--help`` imports neither (tests/test_startup.py keeps them equal)
-REPORT_FORMATS = ("auto", "text", "json", "github", "sarif")
-
 
 def _console(**options) -> Console:
     from rich.console import Console
 
     return Console(highlight=False, **options)
-
 
 
 class _Commands(click.Group):
@@ -83,9 +79,7 @@ def main(packs_path: tuple[str, ...] = (), root: str | None = None) -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--format", "fmt", type=click.Choice(list(REPORT_FORMATS)), default="auto",
-              help="Output format: text (gcc style), json, github (annotations; chosen automatically "
-                   "on GitHub Actions) or sarif (2.1.0, for code scanning).")
+@click.option("--format", "fmt", type=click.Choice(list(REPORT_CHOICES)), default=AUTO, help=report_help())
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit code 1).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
               help="Write the report to this file instead of standard output.")
@@ -129,7 +123,7 @@ def check(paths: tuple[str, ...], fmt: str, strict: bool, output: str | None) ->
                    "mcts (tree search; mcts:400 = 400 futures a decision, mcts:0.5s = half a second), "
                    "rollout (each option tried in futures played to the end as greedy plays; "
                    "rollout:600), or human (you, at the terminal). Repeat for each side.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--format", "fmt", type=click.Choice(list(ANSWER_FORMATS)), default="text")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write a replay of the game to this file: one HTML page, no network needed.")
 def run(scenario: str, seed: int | None, log_path: str | None, max_rounds: int | None,
@@ -229,7 +223,7 @@ def _exit_if_bad_look(loaded, report_to) -> None:
 def _exit_if_not_drawable(loaded, report_to=None) -> None:
     """Exit 1 with S127 when the scenario's board is too large for a replay page to draw."""
     from .cli_output import print_diagnostics
-    from .dsl.diagnostics import Severity
+    from .diagnostics import Severity
     from .runtime.analysis.output_budget import board_problem
 
     too_large = board_problem(loaded.scenario, Severity.ERROR)
@@ -363,7 +357,7 @@ def test_command(paths: tuple[str, ...], name: str | None, verbose: bool) -> Non
     """
     from . import api
     from .cli_output import print_diagnostics
-    from .dsl.diagnostics import printable
+    from .diagnostics import printable
 
     outcomes, diagnostics, sources = api.test(list(paths), name)
     if diagnostics:
@@ -398,15 +392,15 @@ def test_command(paths: tuple[str, ...], name: str | None, verbose: bool) -> Non
 @click.option("--format", "fmt", type=click.Choice(["json", "dot", "mermaid"]), default="json")
 def graph(packs: tuple[str, ...], fmt: str) -> None:
     """Print the event-trigger graph of PACKS."""
+    from .diagnostics import codes
     from . import api
     from .cli_output import USAGE, print_diagnostics
-    from .compiler.packs import PACK_NOT_FOUND
 
     rules = api.compile_packs(list(packs))
     if not rules.ok:
         code = print_diagnostics(rules.diagnostics, rules.sources, "text")
         # a pack named on the command line that does not exist is misuse, as a missing file is for check
-        sys.exit(USAGE if any(d.code == PACK_NOT_FOUND and d.file == "<command line>" for d in rules.diagnostics)
+        sys.exit(USAGE if any(d.code == codes.PACK_NOT_FOUND and d.file == "<command line>" for d in rules.diagnostics)
                  else code)
     g = cast("EventTriggerGraph", rules.graph)  # compile_packs sets it on every rule set that compiled
     if fmt == "json":
@@ -463,7 +457,7 @@ def campaign_command(campaign_file: str, seed: int | None, adventure: int | None
     from . import api
     from .campaign import CampaignUsageError
     from .cli_output import STDOUT, LogFile, escape, print_diagnostics
-    from .dsl.diagnostics import json_safe
+    from .diagnostics import json_safe
 
     console = _console(soft_wrap=True, stderr=log_path == STDOUT)  # one line per unit, however long
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import click
 
 from .cli_output import escape
+from .output_formats import ANSWER_FORMATS
 
 if TYPE_CHECKING:
     from fractions import Fraction
@@ -93,7 +94,7 @@ def _fraction(p: Fraction) -> str:
 @click.option("--horizon", type=click.Choice(["stop", "first", "greedy"]), default="stop", show_default=True,
               help="With --at: stop at the next decision, or answer decisions as first/greedy to the end "
                    "of the rule that asked.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--format", "fmt", type=click.Choice(list(ANSWER_FORMATS)), default="text")
 @click.option("--plot", default=None, help="Also draw the distribution to this .svg (or, with matplotlib, "
                                          ".png or .pdf) file.")
 @click.option("--html", "html_path", default=None, type=click.Path(dir_okay=False),
@@ -112,7 +113,7 @@ def odds(scenario, action, given, test_name, decisions, outcomes, policy, budget
         raise click.UsageError("say what to do: --action '…', --test NAME, or --at N --option K")
     from . import api
     from .cli_output import exit_if_no_scenario
-    from .dsl.diagnostics import json_safe
+    from .diagnostics import json_safe
 
     exit_if_no_scenario(scenario)
     if at is not None:
@@ -146,7 +147,8 @@ def _odds_at(scenario: str, at: int, option: int, outcomes: list[str], horizon: 
     """The odds of option ``option`` of the scenario's ``at``-th decision: the result, its JSON,
     the sources, and what it is (for the title); a refusal exits with its diagnostic."""
     from . import api
-    from .runtime.analysis.odds import BAD_ACTION, BUDGET_EXCEEDED, OddsError
+    from .diagnostics import codes
+    from .runtime.analysis.odds import OddsError
     from .runtime.analysis.odds_state import game_at, odds_of_option, pending_choice
     from .runtime.engine.game import RuntimeRuleError, ScenarioError
 
@@ -157,12 +159,12 @@ def _odds_at(scenario: str, at: int, option: int, outcomes: list[str], horizon: 
         game = game_at(loaded.rules, loaded.scenario, at, seed)
         count = len(game.legal_options())
         if option > count:
-            raise OddsError(BAD_ACTION, f"decision #{at} ({pending_choice(game).name}) has {count} options, "
+            raise OddsError(codes.BAD_ACTION, f"decision #{at} ({pending_choice(game).name}) has {count} options, "
                             f"not {option}",
                             f"choose an --option from 1 to {count}", "--option")
         found = odds_of_option(game, option - 1, outcome=outcomes, decisions=horizon, budget=budget)
         if found.result is None:
-            raise OddsError(BUDGET_EXCEEDED, found.refused or "too large to enumerate", "raise --budget, or ask with fewer dice to come "
+            raise OddsError(codes.BUDGET_EXCEEDED, found.refused or "too large to enumerate", "raise --budget, or ask with fewer dice to come "
                             "(--horizon stop)")
     except OddsError as exc:
         _fail([exc.diagnostic], loaded.sources)
@@ -270,7 +272,7 @@ def _search_spec(name: str) -> bool:
 
 def _parse_policies(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
     """``--policy SIDE=POLICY`` options as a dict (``run`` and ``sweep``)."""
-    from .dsl.diagnostics import did_you_mean
+    from .diagnostics import did_you_mean
     from .runtime.engine.player_names import ALL_NAMES as choices  # the registry, read once options are given
 
     policies: dict[str, str] = {}
@@ -303,7 +305,7 @@ def _parse_policies(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
               help="Who plays a side in every game instead of the scenario's policy: random, greedy, "
                    "first, mcts, mcts:N (N futures a decision), rollout, rollout:N; the side 'all' "
                    "stands for every side.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--format", "fmt", type=click.Choice(list(ANSWER_FORMATS)), default="text")
 @click.option("--plot", default=None, help="Also draw win rates, game lengths and losses to this .svg (or, with "
                                          "matplotlib, .png or .pdf) file.")
 @click.option("--html", "html_path", default=None, type=click.Path(dir_okay=False),
@@ -317,7 +319,7 @@ def sweep(scenario, games, workers, backend, seed, address, variants, max_rounds
 
     from . import api
     from .cli_output import exit_if_no_scenario
-    from .dsl.diagnostics import json_safe
+    from .diagnostics import json_safe
 
     exit_if_no_scenario(scenario)
     # a variant that does not exist is misuse too (exit 2): one scenario, or .lore packs

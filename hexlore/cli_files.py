@@ -17,10 +17,8 @@ from pathlib import Path
 
 import click
 
-from .dsl.diagnostics import Diagnostic, Span, error
+from .diagnostics import Diagnostic, Span, codes, error
 
-OUTPUT_IS_INPUT = "S131"
-LOG_NOT_TEXT = "S132"
 
 #: where a problem with the command line itself is reported
 COMMAND_LINE = "<command line>"
@@ -48,11 +46,11 @@ def clashes(outputs: dict[str, str | None], inputs: Iterable[str]) -> list[Diagn
         read = next((i for i in inputs if _same_file(path, i)), None)
         twice = next((o for o, p in named if _same_file(path, p)), None)
         if read is not None:
-            found.append(error(OUTPUT_IS_INPUT, f"{option} '{path}' is a file this command reads "
+            found.append(error(codes.OUTPUT_IS_INPUT, f"{option} '{path}' is a file this command reads "
                                f"('{read}'); it is not overwritten", COMMAND_LINE, Span(),
                                f"write the output to another file, e.g. '{Path(path).stem}.out{Path(path).suffix}'"))
         elif twice is not None:
-            found.append(error(OUTPUT_IS_INPUT, f"{option} '{path}' is the file {twice} writes too",
+            found.append(error(codes.OUTPUT_IS_INPUT, f"{option} '{path}' is the file {twice} writes too",
                                COMMAND_LINE, Span(), "give each output a file of its own"))
         named.append((option, path))
     return found
@@ -87,20 +85,20 @@ def read_log_lines(path: str) -> tuple[list[str] | None, Diagnostic | None]:
     from .dsl.confine import command_line_root, confine
 
     if confine(path, command_line_root(path)) is None:
-        return None, error(LOG_NOT_TEXT, f"the log '{path}' leads outside the project root; it is not read", path,
+        return None, error(codes.LOG_NOT_TEXT, f"the log '{path}' leads outside the project root; it is not read", path,
                            Span(), "copy the log into the project, or name the project with --root")
     try:
         with open(path, "rb") as stream:
             data = stream.read()
     except OSError as exc:
-        return None, error(LOG_NOT_TEXT, f"cannot read the log '{path}': {exc.strerror or exc}", path, Span(),
+        return None, error(codes.LOG_NOT_TEXT, f"cannot read the log '{path}': {exc.strerror or exc}", path, Span(),
                            "name a log written by 'hexlore run --log'")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        return None, error(LOG_NOT_TEXT, f"the log is not UTF-8 text: byte 0x{data[exc.start]:02x} at byte "
+        return None, error(codes.LOG_NOT_TEXT, f"the log is not UTF-8 text: byte 0x{data[exc.start]:02x} at byte "
                            f"{exc.start + 1} cannot be decoded", path, Span.at(line, column),
                            "name a log written by 'hexlore run --log' (JSON lines, UTF-8)")
     return text.splitlines(), None
@@ -111,5 +109,5 @@ def report_output_error(exc) -> None:
     click.echo(exc.diagnostic().render(), err=True)
 
 
-__all__ = ["LOG_NOT_TEXT", "OUTPUT_IS_INPUT", "clashes", "read_log_lines", "refuse_outputs_over_inputs",
+__all__ = ["clashes", "read_log_lines", "refuse_outputs_over_inputs",
            "report_output_error", "scenario_inputs"]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from .dsl.diagnostics import Diagnostic
+    from .diagnostics import Diagnostic
     from .dsl.output_files import AtomicOutput
 
 
@@ -19,7 +19,7 @@ def escape(text: str) -> str:
     character a terminal would act on shown as an escape (docs/diagnostics.md, issue 13)."""
     from rich.markup import escape as _markup_escape  # here: a check that prints no rich text never loads rich
 
-    from .dsl.diagnostics import printable
+    from .diagnostics import printable
 
     return _markup_escape(printable(str(text), newlines=True))
 

@@ -21,17 +21,12 @@ from .compiler import RuleSet, compile_packs
 from .compiler.packs import PackLoader, bundled_rules_root, display_path, inside, resolved
 from .dsl.confine import (PATH_VARIABLE, Roots, command_line_root, confine, declared_folders, project_root,
                           read_confined, trusted_roots)
-from .dsl.diagnostics import Diagnostic, Severity, Source, Span, did_you_mean, error
+from .diagnostics import codes, Diagnostic, Severity, Source, Span, did_you_mean, error
 from .dsl.files import is_dir, is_file
 
 if TYPE_CHECKING:
     from .runtime.scenarios.loader import Scenario
 
-NO_SUCH_FILE = "S000"
-UNKNOWN_PACK = "S102"
-PACK_OUTSIDE_TREE = "S118"
-NOT_A_PACK = "S119"
-RULES_LINK_OUTSIDE = "S120"
 
 __all__ = ["PATH_VARIABLE"]  # HEXLORE_PATH (hexlore.dsl.confine), re-exported for the API
 _PACK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -200,13 +195,13 @@ def _refused_pack(written: str, request: str, roots: list[Path]) -> tuple[str, s
     """
     if written.endswith(".lore"):
         if Path(written).is_absolute() or not inside(Path(request), resolved(roots)):
-            return (PACK_OUTSIDE_TREE, f"pack file '{written}' lies outside the scenario's folder and the "
+            return (codes.PACK_OUTSIDE_TREE, f"pack file '{written}' lies outside the scenario's folder and the "
                     "search paths; it is not read",
                     "put the pack beside the scenario (or in a folder below it), or add its folder to "
                     "--packs-path or HEXLORE_PATH")
         return None
     if not _PACK_NAME.fullmatch(written):
-        return (NOT_A_PACK, f"'{written}' is neither a pack name nor a .lore file",
+        return (codes.NOT_A_PACK, f"'{written}' is neither a pack name nor a .lore file",
                 "name a pack (battlelore.core) or a .lore file beside the scenario (my_rules.lore)")
     return None
 
@@ -231,7 +226,7 @@ def _pack_problems(scenario: Scenario, requests: list[str], roots: list[Path]) -
             message = f"no pack named '{written}'"
             hint = f"did you mean '{guess}'?" if guess else \
                 f"packs are looked up in: {', '.join(str(r) for r in roots)}"
-        problems.append(error(UNKNOWN_PACK, message, scenario.path, scenario.span_of("packs", i), hint))
+        problems.append(error(codes.UNKNOWN_PACK, message, scenario.path, scenario.span_of("packs", i), hint))
     return problems
 
 
@@ -288,12 +283,12 @@ def open_scenario(name: str, text: str | None = None) -> Loaded:
     """
     from .runtime.analysis.scenario_checks import check_against_rules
     from .runtime.scenarios.campaign_files import file_kind
-    from .runtime.scenarios.loader import NOT_A_SCENARIO, load_scenario_text
+    from .runtime.scenarios.loader import load_scenario_text
     from .runtime.scenarios.located_yaml import read_input
 
     path = resolve_scenario(name)
     if path is None:
-        return Loaded(None, None, [error(NO_SUCH_FILE, f"no scenario file '{name}'", name, Span(),
+        return Loaded(None, None, [error(codes.CANNOT_READ, f"no scenario file '{name}'", name, Span(),
                                          f"bundled scenarios are in {bundled_scenarios_root()}")])
     edited = text is not None  # an editor's buffer: quoted diagnostics show the file as saved
     if text is None:  # the file is read once: its kind, its YAML and the quoted lines come from this text
@@ -304,7 +299,7 @@ def open_scenario(name: str, text: str | None = None) -> Loaded:
     if kind != "scenario":  # a campaign file or a sheet given where a scenario is wanted
         hint = ("play a campaign with 'hexlore campaign FILE'" if kind == "campaign" else
                 "a sheet is played through the campaign that names it: 'hexlore campaign CAMPAIGN'")
-        loaded = Loaded(None, None, [error(NOT_A_SCENARIO, f"this is a {kind} file, not a scenario", str(path),
+        loaded = Loaded(None, None, [error(codes.NOT_A_SCENARIO, f"this is a {kind} file, not a scenario", str(path),
                                            Span(), hint)])
         _keep_source(loaded, path, None if edited else text)
         return loaded
@@ -317,7 +312,7 @@ def open_scenario(name: str, text: str | None = None) -> Loaded:
     _, refused_rules = project_rules(path)
     if refused_rules is not None:
         loaded.diagnostics.append(error(
-            RULES_LINK_OUTSIDE, f"the project's rules folder '{display_path(refused_rules, resolve=False)}' leads outside the project; "
+            codes.RULES_LINK_OUTSIDE, f"the project's rules folder '{display_path(refused_rules, resolve=False)}' leads outside the project; "
             "no pack is looked up in it", scenario.path, scenario.span_of("packs"),
             "make 'rules' a folder of the project instead of a link, or name the folder it links to "
             "with --packs-path"))
@@ -356,13 +351,13 @@ def open_variant(name: str, extra_packs: list[str] | tuple[str, ...] = ()) -> Lo
     path = Path(scenario.path)
     outside = [p for p in extra_packs if confine(p, command_line_root(p)) is None]
     if outside:  # a variant that is a link leading out of the project is not read
-        loaded.diagnostics.append(error("C023", f"'{outside[0]}' leads outside the project root; it is not read",
+        loaded.diagnostics.append(error(codes.PATH_OUTSIDE_ROOT, f"'{outside[0]}' leads outside the project root; it is not read",
                                         outside[0], Span(), "copy the variant into the project, or name its "
                                         "folder with --root"))
         return loaded
     missing = [p for p in extra_packs if not Path(p).is_file()]
     if missing:
-        loaded.diagnostics.append(error(NO_SUCH_FILE, f"no pack file '{missing[0]}'", missing[0], Span(),
+        loaded.diagnostics.append(error(codes.CANNOT_READ, f"no pack file '{missing[0]}'", missing[0], Span(),
                                         "a variant is a .lore pack that overrides definitions"))
         return loaded
     requests = [str(path.parent / p) if p.endswith(".lore") else p for p in scenario.packs]

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .dsl.diagnostics import Diagnostic, Source, Span, error
+from .diagnostics import Diagnostic, Source, Span, codes, error
 
 LOOK_FILE = "look.yaml"
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3}")
@@ -70,11 +70,8 @@ class LookOutside(LookError):
         self.path = path
 
 
-LOOK_OUTSIDE = "S121"
-
-
 def outside_diagnostic(file: str) -> Diagnostic:
-    return error(LOOK_OUTSIDE, f"'{file}' leads outside its pack's folder; the look is not read", file,
+    return error(codes.LOOK_OUTSIDE, f"'{file}' leads outside its pack's folder; the look is not read", file,
                  Span(), "copy the look file into the pack's folder instead of linking it")
 
 
@@ -119,9 +116,8 @@ class Look:
         self.files.append(path)
 
 
-#: a look's problems are S003 ("not a valid look: ..."), located; text no output can hold is
-#: S125/S126 as in any YAML file (hexlore/dsl/text_safety.py)
-LOOK_PROBLEM = "S003"
+# a look's problems are S003 ("not a valid look: ..."), located; text no output can hold is
+# S125/S126 as in any YAML file (hexlore/dsl/text_safety.py)
 _HINT = "a look maps terrain, sides, marks and faces to values, and strength to field names (hexlore/look.py)"
 JsonPath = tuple
 
@@ -176,7 +172,7 @@ def _read_look(path: Path, file: str) -> tuple[dict, list[Diagnostic], str | Non
     text, problem = read_confined(path, Roots.of([Path(os.path.abspath(path)).parent]), "look")
     if text is None:
         why = problem or ReadProblem("cannot read look", Span(), "check that the look can be read")
-        return {}, [error(LOOK_PROBLEM, f"not a valid look: cannot read the look: {why.message}", file,
+        return {}, [error(codes.SCHEMA_VIOLATION, f"not a valid look: cannot read the look: {why.message}", file,
                           why.span, why.hint)], None
     try:
         root = compose(text)
@@ -187,12 +183,12 @@ def _read_look(path: Path, file: str) -> tuple[dict, list[Diagnostic], str | Non
         data = construct(root)
     except yaml.YAMLError as exc:
         found = syntax_error(exc, file)
-        return {}, [replace(found, code=LOOK_PROBLEM, message=f"not a valid look: cannot read the look: "
+        return {}, [replace(found, code=codes.SCHEMA_VIOLATION, message=f"not a valid look: cannot read the look: "
                             f"{found.message}")], text
     diagnostics = list(idx.diagnostics)
     for where, at_key, message in _problems(data):
         span = (idx.key_spans.get(where) if at_key else None) or nearest_span(idx.spans, where)
-        diagnostics.append(error(LOOK_PROBLEM, f"not a valid look: {message}", file, span, _HINT))
+        diagnostics.append(error(codes.SCHEMA_VIOLATION, f"not a valid look: {message}", file, span, _HINT))
     return ({} if diagnostics else data), sorted(diagnostics, key=Diagnostic.sort_key), text
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
-from .dsl.diagnostics import printable
+from .diagnostics import printable
 from .dsl.text_safety import escaped
 from .look import Look
 from .render import strength_fields, unit_mark

@@ -15,25 +15,18 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, Mapping
 
-from .dsl.diagnostics import Diagnostic, Severity, Source, dumps_json, json_safe, printable
+from .diagnostics import Diagnostic, Severity, Source, dumps_json, json_safe, printable
+from .diagnostics.codes import CODES, github_anchor
+from .output_formats import REPORT_CHOICES, REPORT_FORMATS
 
 __all__ = ["FORMATS", "choose_format", "use_colour", "render", "render_text", "render_json",
-           "render_github", "render_sarif", "sarif_log", "summary", "exit_code", "json_schema_path",
+           "render_github", "render_sarif", "text_report", "json_report", "github_report", "sarif_report", "sarif_log", "summary", "exit_code", "json_schema_path",
            "rule_catalogue", "rule_help", "github_anchor"]
 
-FORMATS = ("auto", "text", "json", "github", "sarif")
+#: every ``--format`` choice of ``hexlore check`` (the table: hexlore/output_formats.py)
+FORMATS = REPORT_CHOICES
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-
-_FAMILIES = {
-    "P": ("Lore syntax error", "error"),
-    "C": ("Lore compile error", "error"),
-    "W": ("Lore compile warning", "warning"),
-    "N": ("Lore compile note", "note"),
-    "S": ("scenario problem", "error"),
-    "R": ("rule failure at run time", "error"),
-}
-
 
 def choose_format(fmt: str, environ: Mapping[str, str] | None = None) -> str:
     """``auto`` is GitHub annotations on GitHub Actions (``GITHUB_ACTIONS=true``), else text."""
@@ -64,14 +57,34 @@ def summary(diagnostics: list[Diagnostic]) -> str:
 
 def render(diagnostics: list[Diagnostic], sources: Mapping[str, Source], fmt: str,
            colour: bool = False, root: Path | None = None) -> str:
-    """The whole report in format ``fmt`` (not ``auto``: see :func:`choose_format`)."""
-    if fmt == "json":
-        return render_json(diagnostics)
-    if fmt == "github":
-        return render_github(diagnostics, root)
-    if fmt == "sarif":
-        return render_sarif(diagnostics, root)
+    """The whole report in format ``fmt`` (not ``auto``: see :func:`choose_format`), by the
+    renderer the table of formats names for it (hexlore/output_formats.py)."""
+    if fmt not in REPORT_FORMATS:
+        raise ValueError(f"no report format {fmt!r}: one of {', '.join(REPORT_FORMATS)}")
+    return REPORT_FORMATS[fmt].renderer()(diagnostics, sources, colour, root)
+
+
+# The renderers the table names, each called alike; each format uses what it needs.
+
+
+def text_report(diagnostics: list[Diagnostic], sources: Mapping[str, Source], colour: bool,
+                root: Path | None) -> str:
     return render_text(diagnostics, sources, colour)
+
+
+def json_report(diagnostics: list[Diagnostic], sources: Mapping[str, Source], colour: bool,
+                root: Path | None) -> str:
+    return render_json(diagnostics)
+
+
+def github_report(diagnostics: list[Diagnostic], sources: Mapping[str, Source], colour: bool,
+                  root: Path | None) -> str:
+    return render_github(diagnostics, root)
+
+
+def sarif_report(diagnostics: list[Diagnostic], sources: Mapping[str, Source], colour: bool,
+                 root: Path | None) -> str:
+    return render_sarif(diagnostics, root)
 
 
 # ---------------------------------------------------------------------------
@@ -136,11 +149,6 @@ def render_github(diagnostics: list[Diagnostic], root: Path | None = None) -> st
 # ---------------------------------------------------------------------------
 
 
-def github_anchor(heading: str) -> str:
-    """The anchor GitHub gives a Markdown heading: lower case, punctuation dropped, spaces to '-'."""
-    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
-
-
 def _docs_file() -> Path | None:
     here = Path(__file__).resolve().parent
     for candidate in (here / "docs" / "diagnostics.md", here.parent / "docs" / "diagnostics.md"):
@@ -149,7 +157,7 @@ def _docs_file() -> Path | None:
     return None
 
 
-_HEADING = re.compile(r"^###[ \t]+(([PCWNSR]\d{3})\b[^\n]*?)[ \t]*$", re.MULTILINE)
+_HEADING = re.compile(r"^###[ \t]+(([PCWNSRO]\d{3})\b[^\n]*?)[ \t]*$", re.MULTILINE)
 
 
 def _section_end(text: str, start: int) -> int:
@@ -166,25 +174,22 @@ def _section_end(text: str, start: int) -> int:
 
 
 @lru_cache(maxsize=1)
-def _sections() -> dict[str, tuple[str, str, str]]:
-    """Code -> (title, anchor, body) from the ``### CODE — title`` sections of docs/diagnostics.md;
-    the body is the section's Markdown up to the next heading."""
+def _sections() -> dict[str, str]:
+    """Code -> the Markdown of its ``### CODE — title`` section of docs/diagnostics.md, up to
+    the next heading (its title and anchor come from the registry: :func:`rule_catalogue`)."""
     docs = _docs_file()
     if docs is None:
         return {}
     text = docs.read_text(encoding="utf-8")
-    out: dict[str, tuple[str, str, str]] = {}
+    out: dict[str, str] = {}
     for m in _HEADING.finditer(text):
-        heading, code = m.group(1), m.group(2)
-        title = re.sub(r"^[\s:—–-]+", "", heading[len(code):]).strip()
-        body = text[m.end():_section_end(text, m.end())].strip()
-        out.setdefault(code, (title, github_anchor(heading), body))
+        out.setdefault(m.group(2), text[m.end():_section_end(text, m.end())].strip())
     return out
 
 
 def rule_catalogue() -> dict[str, tuple[str, str]]:
-    """Code -> (title, anchor) from the ``### CODE — title`` headings of docs/diagnostics.md."""
-    return {code: (title, anchor) for code, (title, anchor, _) in _sections().items()}
+    """Code -> (title, anchor in docs/diagnostics.md), from the registry of codes."""
+    return {code: (entry.summary, entry.anchor) for code, entry in CODES.items()}
 
 
 def _paragraphs(markdown: str) -> list[str]:
@@ -197,7 +202,7 @@ def rule_help(code: str) -> tuple[str, str, str]:
     """(description, plain-text help, Markdown help) of a code, from its section of
     docs/diagnostics.md: what the problem is, an example, the message and the fix. SARIF rules
     carry them, so a viewer shows the help without a link to follow."""
-    _, _, body = _sections().get(code, ("", "", ""))
+    body = _sections().get(code, "")
     paragraphs = _paragraphs(body)
     if not paragraphs:
         return "", "", ""
@@ -206,8 +211,10 @@ def rule_help(code: str) -> tuple[str, str, str]:
 
 
 def _rule(code: str) -> dict:
-    family, level = _FAMILIES.get(code[:1], ("diagnostic", "error"))
-    title, _ = rule_catalogue().get(code, ("", code.lower()))
+    entry = CODES.get(code)
+    family = entry.family.kind if entry else "diagnostic"
+    level = entry.severity.value if entry else "error"
+    title = entry.summary if entry else ""
     short = title[:1].upper() + title[1:] if title else f"{family[:1].upper()}{family[1:]} {code}"
     description, text, markdown = rule_help(code)
     rule: dict[str, Any] = {

@@ -10,7 +10,7 @@ import pytest
 from hexlore.compiler import compile_packs
 from hexlore.compiler.declare import PASSES
 from hexlore.compiler.findings import Findings
-from hexlore.dsl.diagnostics import Span, error
+from hexlore.diagnostics import Span, error
 
 # Each text loses a name to a syntax error (recovery drops the text around it), then uses the
 # name where declare() itself reports an unknown one: the syntax error is the real mistake.

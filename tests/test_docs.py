@@ -87,5 +87,5 @@ def test_every_builtin_is_documented() -> None:
 
 
 def test_the_reference_points_at_the_diagnostics_catalogue() -> None:
-    # every code is documented in docs/diagnostics.md (tests/test_error_fixtures.py checks that)
+    # every code is documented in docs/diagnostics.md (tests/test_diagnostic_codes.py checks that)
     assert "(diagnostics.md)" in TEXT

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from bounded import assert_refused, run_bounded
+from hexlore.output_formats import REPORT_FORMATS
 
 MARKER = "TOP-SECRET-7f3a9c"
 SCENARIO = ("hexlore: 1\nname: leak\npacks: [{packs}]\nboard: {{shape: rectangle, width: 3, height: 3}}\n"
@@ -160,7 +161,7 @@ def test_control_characters_are_escaped_in_every_format(tmp_path, fmt, name, seq
 # editor's documents) lead nowhere outside it; hexlore/dsl/confine.py decides, once.
 # ---------------------------------------------------------------------------
 
-FORMATS = ("text", "json", "github", "sarif")
+FORMATS = tuple(REPORT_FORMATS)  # every format of the report (hexlore/output_formats.py)
 
 
 def _secrets(outside):

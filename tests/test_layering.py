@@ -32,6 +32,7 @@ def imports_of(path):
 
 
 @pytest.mark.parametrize("stage, forbidden", [
+    ("diagnostics", ("hexlore.dsl", "hexlore.compiler", "hexlore.runtime", "hexlore.cli", "hexlore.api")),
     ("dsl", ("hexlore.compiler", "hexlore.runtime", "hexlore.cli", "hexlore.api")),
     ("compiler", ("hexlore.runtime", "hexlore.cli", "hexlore.api")),
     ("runtime", ("hexlore.cli", "hexlore.api", "hexlore.dsl.parser", "lark")),
@@ -43,6 +44,16 @@ def test_imports_flow_one_way(stage, forbidden):
             if imported.startswith(forbidden) or imported == "hexlore":  # nor the package's front door
                 offenders.append(f"{path.relative_to(ROOT)} imports {imported}")
     assert not offenders, offenders
+
+
+def test_diagnostics_is_the_bottom_layer():
+    """Every stage reports problems with hexlore.diagnostics, so it may import nothing else of
+    hexlore (only its own modules): any layer may use it without a cycle."""
+    offenders = [f"{path.relative_to(ROOT)} imports {imported}"
+                 for path in (PACKAGE / "diagnostics").rglob("*.py") for imported in imports_of(path)
+                 if (imported == "hexlore" or imported.startswith("hexlore."))
+                 and not imported.startswith("hexlore.diagnostics")]
+    assert (PACKAGE / "diagnostics" / "__init__.py").is_file() and offenders == []
 
 
 def _module(path) -> str:

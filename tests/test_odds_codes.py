@@ -1,5 +1,5 @@
-"""Every odds and sweep code (O001-O005) is triggered here, by the example docs/diagnostics.md
-gives for it, and gives the very message printed there."""
+"""Every odds and sweep code (the O entries of hexlore/diagnostics/codes.py) is triggered here,
+by the example docs/diagnostics.md gives for it, and gives the very message printed there."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 
 import hexlore
 from hexlore import api
+from hexlore.diagnostics.codes import CODES
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "diagnostics.md"
@@ -34,7 +35,12 @@ QUESTIONS = {
     "O003": lambda tmp: api.odds(SPIDER, STRIKE, ["spider.figurs"]),
     "O004": lambda tmp: api.odds(_mix(tmp), "mix()", ["event:mixed.top"]),
     "O005": lambda tmp: hexlore.sweep("battlelore/spider_ford", 100, backend="nosuch"),
+    "O006": lambda tmp: hexlore.sweep("battlelore/spider_ford", 10, policies={"west": "mcts"}),
 }
+
+
+def test_every_odds_code_of_the_registry_is_asked_here():
+    assert sorted(QUESTIONS) == sorted(code for code in CODES if code.startswith("O"))
 
 
 def _section(code: str) -> str:

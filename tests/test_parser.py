@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from hexlore.dsl import ast
-from hexlore.dsl.diagnostics import DiagnosticError, Source
+from hexlore.diagnostics import DiagnosticError, Source
 from hexlore.dsl.parser import lark_parser, parse, parse_with_diagnostics
 
 

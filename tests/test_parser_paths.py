@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from lark.exceptions import UnexpectedInput
 
 from conftest import ROOT
-from hexlore.dsl.diagnostics import Diagnostic
+from hexlore.diagnostics import Diagnostic
 from hexlore.dsl.direct import Unsupported, parse_direct
 from hexlore.dsl.parser import lark_parser, parse_slowly, parse_source
 from hexlore.dsl.token_limits import token_problems

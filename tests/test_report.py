@@ -13,7 +13,7 @@ from jsonschema import Draft4Validator, Draft202012Validator
 from conftest import ROOT
 from hexlore import report
 from hexlore.cli import main
-from hexlore.dsl.diagnostics import Diagnostic, Severity, Span, error, warning
+from hexlore.diagnostics import Diagnostic, Severity, Span, error, warning
 
 FIXTURES = ROOT / "tests" / "fixtures" / "errors"
 DOCS = ROOT / "docs" / "diagnostics.md"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..dsl.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 from .declare import declare
 from .hooks import check_hooks
 from .graph import EventTriggerGraph, build_graph

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..dsl import ast
-from ..dsl.diagnostics import Span, did_you_mean
+from ..diagnostics import Span, did_you_mean
 
 #: the parameter of an argument that fills no parameter (the repeats of a variadic call)
 EXTRA = ""

@@ -27,14 +27,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..dsl.diagnostics import Diagnostic, error, warning
+from ..diagnostics import Diagnostic, codes, error, warning
 from . import digraph, ir
 from .builtins import named
 from .model import RuleSet, Timing, TriggerSpec
 
-ENDLESS_CYCLE = "C016"
-EVENT_CYCLE = "W002"
-CUT_SHORT = "W005"
 
 #: steps of the one search that enumerates cycles (of a component whose cycles no single
 #: counter bounds, e.g. counters that change places); past it the check says so (W005)
@@ -662,10 +659,10 @@ class CycleCheck:
         text = self._steps_text(cycle)
         origin = self.spec[cycle[0]].origin
         if endless:
-            return error(ENDLESS_CYCLE, f"triggers fire each other in an endless cycle: {text}", origin.file,
+            return error(codes.ENDLESS_CYCLE, f"triggers fire each other in an endless cycle: {text}", origin.file,
                          origin.span, "nothing on the cycle can stop it; add a condition that ends it, e.g. a "
                          "counter argument that decreases: 'if n > 0 { emit e(n: n - 1) }'")
-        return warning(EVENT_CYCLE, f"triggers may fire each other without end: {text}", origin.file, origin.span,
+        return warning(codes.EVENT_CYCLE, f"triggers may fire each other without end: {text}", origin.file, origin.span,
                        "no condition on the cycle is shown to end it (the runtime stops at depth 64): pass a "
                        "counter that decreases and test it ('if n > 0 { emit e(n: n - 1) }'), or test a "
                        "field and change it before emitting ('if not u.done' … 'u.done = true')")
@@ -673,7 +670,7 @@ class CycleCheck:
     def _cut_short(self, cycle: list[str]) -> Diagnostic:
         """W005: the capped search stopped before it could tell whether these cycles end."""
         origin = self.spec[cycle[0]].origin
-        return warning(CUT_SHORT, f"the cycle check stopped at its limit ({MAX_SEARCH:,} search steps) before "
+        return warning(codes.CUT_SHORT, f"the cycle check stopped at its limit ({MAX_SEARCH:,} search steps) before "
                        f"it could tell whether these triggers stop firing each other, for example: "
                        f"{self._steps_text(cycle)}", origin.file, origin.span,
                        "the counters on these cycles change places, so each cycle is checked on its own and "

@@ -10,18 +10,17 @@ from __future__ import annotations
 import dataclasses
 
 from ..dsl import ast
-from ..dsl.diagnostics import did_you_mean, error
+from ..diagnostics import codes, did_you_mean, error
 from . import ir
 from .declaring import Declaring, origin
 from .fieldwise import guess as _guess
 from .kept_triggers import keep_trigger, lower_kept_trigger
-from .lower import TYPE_MISMATCH, UNDEFINED_NAME, Context, Scope
+from .lower import Context, Scope
 from .model import FunctionSpec, GameSpec, OptionSpec, ProcedureSpec, TableSpec, Timing, TriggerSpec
-from .names import DUPLICATE, Entry
+from .names import Entry
 from .resolve import EVENTS
 from .types import BOOL, INT, Type
 
-BAD_GAME = "C014"
 #: ``aftermath`` runs only in a campaign, once the game is over (hexlore/campaign.py)
 GAME_BLOCKS = ("setup", "round", "end", "aftermath")
 GAME_SETTINGS = {"max_rounds": INT, "default_terrain": Type("terrain")}
@@ -62,11 +61,11 @@ def table_entries(st: Declaring) -> None:
         for key, value in decl.entries:
             kx, kt = st.lowerer.expr(ctx, Scope(), key)
             if not isinstance(kx, ir.Const):
-                st.found.add(error(TYPE_MISMATCH, "table keys must be constants", file, key.span))
+                st.found.add(error(codes.TYPE_MISMATCH, "table keys must be constants", file, key.span))
                 continue
             st.lowerer.expect(ctx, spec.key_type, kt, key.span, f"a key of table '{name}'")
             if kx.value is not None and any(k == kx.value for k, _ in entries):
-                st.found.add(error(DUPLICATE, f"table '{name}' has two entries for '{kx.value}'", file,
+                st.found.add(error(codes.DECLARED_TWICE, f"table '{name}' has two entries for '{kx.value}'", file,
                                    key.span, "keep one of them"))
                 continue
             vx, vt = st.lowerer.expr(ctx, Scope(), value)
@@ -136,7 +135,7 @@ def _trigger(st: Declaring, entry: Entry, decl: ast.TriggerDecl, order: int) -> 
     scope = Scope()
     if event_key is None:
         guess = did_you_mean(decl.event, st.rules.events)
-        st.found.add(error(UNDEFINED_NAME, f"undefined event '{decl.event}'", file, decl.event_span,
+        st.found.add(error(codes.UNDEFINED_NAME, f"undefined event '{decl.event}'", file, decl.event_span,
                            f"did you mean '{guess}'?" if guess else "declare it with 'event NAME(…)'"),
                      about=(decl.event,))
     elif event is not None:
@@ -175,13 +174,13 @@ def game(st: Declaring) -> None:
         else:
             hint = (f"'{first.name}' of pack '{first_pack}' is already the game, and pack '{pack}' does not use "
                     "it: compile each game's packs apart (a scenario lists one game's packs)")
-        st.found.add(error(DUPLICATE, f"a rule set has one game declaration; '{decl.name}' is a second one",
+        st.found.add(error(codes.DECLARED_TWICE, f"a rule set has one game declaration; '{decl.name}' is a second one",
                            file, decl.name_span, hint))
     _, decl, pack, file = games[0]
     blocks = _game_blocks(st, decl, pack, file)
     settings = _game_settings(st, decl, pack, file)
     if "round" not in blocks:
-        st.found.add(error(BAD_GAME, f"game '{decl.name}' has no 'round' block", file, decl.name_span,
+        st.found.add(error(codes.BAD_GAME, f"game '{decl.name}' has no 'round' block", file, decl.name_span,
                            "add 'round { … }': what happens in one round of play"))
     st.rules.game = GameSpec(decl.name, decl.title, blocks, settings, origin(file, decl))
 
@@ -190,11 +189,11 @@ def _game_blocks(st: Declaring, decl: ast.GameDecl, pack: str, file: str) -> dic
     blocks: dict[str, tuple[ir.S, ...]] = {}
     for bname, block in decl.blocks:
         if bname in blocks:
-            st.found.add(error(DUPLICATE, f"game '{decl.name}' has two '{bname}' blocks", file, block.span,
+            st.found.add(error(codes.DECLARED_TWICE, f"game '{decl.name}' has two '{bname}' blocks", file, block.span,
                                "merge them into one"))
             continue
         if bname not in GAME_BLOCKS:
-            st.found.add(error(BAD_GAME, f"unknown game block '{bname}'", file, block.span,
+            st.found.add(error(codes.BAD_GAME, f"unknown game block '{bname}'", file, block.span,
                                _guess(bname, GAME_BLOCKS) or f"blocks are {', '.join(GAME_BLOCKS)}"))
             continue
         ctx = Context(file, pack, what=f"game block '{bname}'")
@@ -207,11 +206,11 @@ def _game_settings(st: Declaring, decl: ast.GameDecl, pack: str, file: str) -> d
     settings: dict[str, ir.X] = {}
     for prop in decl.settings:
         if prop.name in settings:
-            st.found.add(error(DUPLICATE, f"game '{decl.name}' sets '{prop.name}' twice", file, prop.span,
+            st.found.add(error(codes.DECLARED_TWICE, f"game '{decl.name}' sets '{prop.name}' twice", file, prop.span,
                                "keep one of them"))
             continue
         if prop.name not in GAME_SETTINGS:
-            st.found.add(error(BAD_GAME, f"unknown game setting '{prop.name}'", file, prop.span,
+            st.found.add(error(codes.BAD_GAME, f"unknown game setting '{prop.name}'", file, prop.span,
                                _guess(prop.name, GAME_SETTINGS) or f"settings are {', '.join(GAME_SETTINGS)}"))
             continue
         ctx = Context(file, pack, pure=True, what="a game setting")

@@ -10,17 +10,16 @@ declaration, each a plain function of the shared :class:`~.declaring.Declaring`.
 from __future__ import annotations
 
 from ..dsl import ast
-from ..dsl.diagnostics import did_you_mean, error
+from ..diagnostics import codes, did_you_mean, error
 from . import ir
 from .declaring import Declaring, OfKind, origin
 from .fieldwise import title_of
-from .lower import TYPE_MISMATCH, UNDEFINED_NAME, Context, Lowerer, Scope
+from .lower import Context, Lowerer, Scope
 from .model import (DefinitionSpec, DieSpec, EventSpec, FaceSpec, FieldSpec, FunctionSpec, KindSpec, OptionSpec,
                     ParamSpec, ProcedureSpec, Symbol, TableSpec, TraitSpec)
-from .names import BUILTIN_KINDS, DUPLICATE, ENUM_VALUE, FACE, NameTable
+from .names import BUILTIN_KINDS, ENUM_VALUE, FACE, NameTable
 from .resolve import KINDS, TAGS
 
-CAMPAIGN_KIND = "C018"
 #: the kinds whose fields may be campaign fields (a sheet lists units)
 CAMPAIGN_KINDS = ("unit",)
 #: the words that start a declaration: a definition whose kind is mistyped may mean one
@@ -62,13 +61,13 @@ def dice(st: Declaring) -> None:
         for face in decl.faces:
             shape = (face.value, tuple(sorted(face.tags)))
             if seen_faces.setdefault(face.label, shape) != shape:
-                st.found.add(error(DUPLICATE, f"die '{decl.name}' has two different faces named '{face.label}'",
+                st.found.add(error(codes.DECLARED_TWICE, f"die '{decl.name}' has two different faces named '{face.label}'",
                                    file, face.span, "identical faces may repeat (same tags and value); give a "
                                    "different face its own name"))
                 continue
             faces.append(_face(st, ctx, name, face))
         if not faces:
-            st.found.add(error(TYPE_MISMATCH, f"die '{decl.name}' has no faces", file, decl.name_span,
+            st.found.add(error(codes.TYPE_MISMATCH, f"die '{decl.name}' has no faces", file, decl.name_span,
                                "add 'face NAME' lines or 'faces 1..6'"))
         st.rules.dice[name] = DieSpec(name, decl.title, tuple(faces), origin(file, decl))
 
@@ -82,7 +81,7 @@ def _face(st: Declaring, ctx: Context, die: str, face: ast.FaceDecl) -> FaceSpec
         key = st.lowerer.lookup(ctx, t, face.span, TAGS)
         if key is None:
             guess = did_you_mean(t, st.rules.symbols)
-            st.found.add(error(UNDEFINED_NAME, f"undefined tag '{t}'", ctx.file, face.span,
+            st.found.add(error(codes.UNDEFINED_NAME, f"undefined tag '{t}'", ctx.file, face.span,
                                f"did you mean '{guess}'?" if guess else f"declare it with 'tag {t}'"), about=(t,))
         tags.add(key or t)
     value = face.value if face.value is not None else (int(face.label) if face.label.isdigit() else 0)
@@ -114,7 +113,7 @@ def _block_fields(st: Declaring, block: OfKind) -> None:
     if kind is None:
         if block.kind is None:
             guess = did_you_mean(decl.name, st.rules.kinds)
-            st.found.add(error(UNDEFINED_NAME, f"unknown kind '{decl.name}'", file, decl.name_span,
+            st.found.add(error(codes.UNDEFINED_NAME, f"unknown kind '{decl.name}'", file, decl.name_span,
                                f"did you mean '{guess}'?" if guess else "declare it with 'kind NAME { … }'"),
                          about=(decl.name,))
         st.lowerer.skipped.update(f.name for f in decl.fields)
@@ -122,7 +121,7 @@ def _block_fields(st: Declaring, block: OfKind) -> None:
     ctx = Context(file, pack)
     campaign = isinstance(decl, ast.FieldsDecl) and decl.campaign
     if campaign and block.kind not in CAMPAIGN_KINDS:
-        st.found.add(error(CAMPAIGN_KIND, f"campaign fields are unit fields; '{decl.name}' cannot have them",
+        st.found.add(error(codes.CAMPAIGN_KIND, f"campaign fields are unit fields; '{decl.name}' cannot have them",
                            file, decl.name_span,
                            f"a campaign sheet keeps units only: write 'campaign fields unit {{ … }}', or "
                            f"make these ordinary fields with 'fields {decl.name} {{ … }}'"))
@@ -130,7 +129,7 @@ def _block_fields(st: Declaring, block: OfKind) -> None:
     for f in decl.fields:
         if f.name in kind.fields:
             first = kind.fields[f.name].origin
-            st.found.add(error(DUPLICATE, f"{decl.name} already has a field '{f.name}' "
+            st.found.add(error(codes.DECLARED_TWICE, f"{decl.name} already has a field '{f.name}' "
                                f"({first.file}:{first.span.line})", file, f.span))
             continue
         kind.fields[f.name] = FieldSpec(f.name, st.lowerer.resolve_type(ctx, f.type), None, origin(file, f),
@@ -189,7 +188,7 @@ def definitions(st: Declaring) -> None:
         if kind_name is None:
             continue
         if kind_name in ("side", "hex", "game"):
-            st.found.add(error(TYPE_MISMATCH, f"{decl.kind}s come from the scenario and cannot be "
+            st.found.add(error(codes.TYPE_MISMATCH, f"{decl.kind}s come from the scenario and cannot be "
                                "defined in a pack", file, decl.kind_span))
             continue
         st.rules.definitions[name] = DefinitionSpec(kind_name, name, title_of(st.layers[name]), frozenset(), (),
@@ -219,7 +218,7 @@ def _definition_kind(lowerer: Lowerer, decl: ast.Definition, pack: str, file: st
     key = lowerer.lookup(Context(file, pack), decl.kind, decl.kind_span, KINDS)
     if key is None:
         guess = did_you_mean(decl.kind, list(lowerer.rules.kinds) + list(_DECL_WORDS))
-        lowerer.diagnostics.append(error(UNDEFINED_NAME, f"unknown kind '{decl.kind}'", file, decl.kind_span,
+        lowerer.diagnostics.append(error(codes.UNDEFINED_NAME, f"unknown kind '{decl.kind}'", file, decl.kind_span,
                                          f"did you mean '{guess}'?" if guess else
                                          "declare the kind with 'kind NAME { field: type }'"))
     return key or None
@@ -230,7 +229,7 @@ def _params(lowerer: Lowerer, ctx: Context, params: tuple[ast.Param, ...]) -> tu
     seen = set()
     for p in params:
         if p.name in seen:
-            lowerer.err(ctx, DUPLICATE, f"parameter '{p.name}' is declared twice", p.span)
+            lowerer.err(ctx, codes.DECLARED_TWICE, f"parameter '{p.name}' is declared twice", p.span)
         seen.add(p.name)
         t = lowerer.resolve_type(ctx, p.type)
         default = None

@@ -25,17 +25,15 @@ import re
 from collections.abc import Iterable, Iterator
 
 from ..dsl import ast
-from ..dsl.diagnostics import Span, did_you_mean, error
+from ..diagnostics import codes, Span, did_you_mean, error
 from . import ir
 from .findings import Findings
-from .lower import UNDEFINED_NAME, UNKNOWN_FIELD, Context, Lowerer, Scope
+from .lower import Context, Lowerer, Scope
 from .model import DefinitionSpec, KindSpec, RuleSet, TraitSpec
-from .names import BAD_OVERRIDE, DUPLICATE, Layer
+from .names import Layer
 from .resolve import TRAITS
 from .types import Type
 
-MISSING_FIELD = "C013"
-NOT_IN_ORIGINAL = "C021"
 
 
 def guess(name: str, pool: Iterable[str]) -> str | None:
@@ -75,7 +73,7 @@ class Fieldwise:
         seen: set[str] = set()
         for prop in props:
             if prop.name in seen:
-                self._err(DUPLICATE, f"{owner} sets '{prop.name}' twice", file, prop.span, "keep one of them")
+                self._err(codes.DECLARED_TWICE, f"{owner} sets '{prop.name}' twice", file, prop.span, "keep one of them")
                 continue
             seen.add(prop.name)
             yield prop
@@ -113,7 +111,7 @@ class Fieldwise:
             hint = guess(prop.name, gives) or (
                 "an override changes the values the trait sets (its own and its traits'); to give it another, "
                 f"include a trait that sets it: 'override trait {original.decl.name} is OTHER_TRAIT {{ }}'")
-            self._err(NOT_IN_ORIGINAL, f"the override of trait '{original.decl.name}' sets '{prop.name}', which "
+            self._err(codes.NOT_IN_ORIGINAL, f"the override of trait '{original.decl.name}' sets '{prop.name}', which "
                       f"the trait of pack '{original.pack}' does not set", layer.file, prop.span, hint)
 
     def _gives(self, layers: list[Layer]) -> set[str]:
@@ -140,7 +138,7 @@ class Fieldwise:
         """The key of a trait named after 'is', or None after reporting why there is none."""
         key = self.lowerer.lookup(ctx, written, span, TRAITS)
         if key is None:
-            self._err(UNDEFINED_NAME, f"undefined trait '{written}'", ctx.file, span,
+            self._err(codes.UNDEFINED_NAME, f"undefined trait '{written}'", ctx.file, span,
                       guess(written, self.rules.traits) or f"declare it with 'trait {written} {{ … }}'",
                       about=(written,))
         return key or None
@@ -185,7 +183,7 @@ class Fieldwise:
         trait = self.rules.traits[tname]
         for fname, value in trait.values:
             if fname not in kind.fields:
-                self._err(UNKNOWN_FIELD, f"trait '{tname}' sets '{fname}', which {decl.kind} "
+                self._err(codes.UNKNOWN_FIELD, f"trait '{tname}' sets '{fname}', which {decl.kind} "
                           f"'{decl.name}' does not have", trait.origin.file, trait.origin.span,
                           guess(fname, kind.fields), about=(tname, fname, decl.name))
                 continue
@@ -205,12 +203,12 @@ class Fieldwise:
             if spec is None:
                 add = f"'fields {decl.kind} {{ {prop.name}: … }}'"
                 if layer.override:
-                    self._err(NOT_IN_ORIGINAL, f"the override of {decl.kind} '{decl.name}' sets '{prop.name}', "
+                    self._err(codes.NOT_IN_ORIGINAL, f"the override of {decl.kind} '{decl.name}' sets '{prop.name}', "
                               f"which a {decl.kind} does not have", layer.file, prop.span,
                               guess(prop.name, kind.fields) or f"an override changes the fields the original "
                               f"has; add the field to the kind first with {add}")
                 else:
-                    self._err(UNKNOWN_FIELD, f"{decl.kind} has no field '{prop.name}'", layer.file, prop.span,
+                    self._err(codes.UNKNOWN_FIELD, f"{decl.kind} has no field '{prop.name}'", layer.file, prop.span,
                               guess(prop.name, kind.fields) or f"declare it with {add}", about=(prop.name,))
                 continue
             self.lowerer.expect(ctx, spec.type, t, prop.value.span, f"field '{prop.name}'")
@@ -228,7 +226,7 @@ class Fieldwise:
             if fname not in values and spec.default is None and not spec.type.optional \
                     and spec.type.name != "list" and (not spec.pack or spec.pack == pack or spec.pack in sees):
                 adds = f"; pack {spec.pack} adds it to {decl.kind})" if spec.pack and spec.pack != pack else ")"
-                self._err(MISSING_FIELD, f"{decl.kind} '{decl.name}' does not set '{fname}'", last.file,
+                self._err(codes.MISSING_FIELD, f"{decl.kind} '{decl.name}' does not set '{fname}'", last.file,
                           decl.name_span, f"add '{fname}: …' (it has no default" + adds)
 
     # ------------------------------------------------------------ kinds
@@ -237,7 +235,7 @@ class Fieldwise:
         spec = kind.fields.get(f.name)
         name = layer.decl.name
         if spec is None:
-            self._err(NOT_IN_ORIGINAL, f"the override of kind '{name}' declares '{f.name}', which the kind "
+            self._err(codes.NOT_IN_ORIGINAL, f"the override of kind '{name}' declares '{f.name}', which the kind "
                       "does not have", layer.file, f.span,
                       guess(f.name, kind.fields) or f"an override changes the fields a kind has; add one with "
                       f"'fields {name} {{ {f.name}: … }}'")
@@ -245,7 +243,7 @@ class Fieldwise:
             return
         new = self.lowerer.resolve_type(Context(layer.file, layer.pack), f.type)
         if new != spec.type:
-            self._err(BAD_OVERRIDE, f"the override of kind '{name}' changes the type of field '{f.name}' from "
+            self._err(codes.BAD_OVERRIDE, f"the override of kind '{name}' changes the type of field '{f.name}' from "
                       f"'{spec.type}' to '{new}'", layer.file, f.span,
                       f"keep '{spec.type}': the rules of the packs that declare the kind rely on it")
             return

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..dsl.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 
 
 @dataclass

@@ -14,11 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..dsl.diagnostics import Diagnostic, warning
+from ..diagnostics import Diagnostic, codes, warning
 from .cycles import check_cycles
 from .model import RuleSet, Timing
-
-NEVER_FIRES = "W001"
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +199,6 @@ def _never_fires(rules: RuleSet, g: EventTriggerGraph, skipped: frozenset[str] |
                        f"never fire ({', '.join(sources)})")
         else:
             message = f"trigger '{t.name}' can never fire: nothing emits '{t.event}'"
-        diags.append(warning(NEVER_FIRES, message, t.origin.file, t.origin.span,
+        diags.append(warning(codes.NEVER_FIRES, message, t.origin.file, t.origin.span,
                              f"emit it somewhere with 'emit {t.event}(…)', or remove the trigger"))
     return diags

@@ -7,12 +7,11 @@ or of a search — so its signature is checked here, with the rest of the pack.
 
 from __future__ import annotations
 
-from ..dsl.diagnostics import Diagnostic, error
+from ..diagnostics import Diagnostic, codes, error
 from .model import RuleSet
 from .types import BOOL, INT, SIDE, UNIT, Type
 from .usage import EVALUATION_RULE, SHARING_RULE
 
-HOOK_SIGNATURE = "C022"
 
 #: the runtime's hooks: name -> ((parameter, type)…, result type, what the runtime asks with it).
 #: The occupancy rule (``may_occupy``) is checked where a scenario places units instead (S107).
@@ -38,7 +37,7 @@ def check_hooks(rules: RuleSet) -> list[Diagnostic]:
             continue
         wanted = _signature(params, returns)
         diags.append(error(
-            HOOK_SIGNATURE,
+            codes.HOOK_SIGNATURE,
             f"'{name}' is a runtime hook ({purpose}): it must take and give "
             f"{wanted}, not ({', '.join(str(t) for t in declared)}) -> {spec.returns}",
             spec.origin.file, spec.origin.span,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from ..dsl.diagnostics import Span
+from ..diagnostics import Span
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import dataclasses
 
 from ..dsl import ast
-from ..dsl.diagnostics import did_you_mean, error
+from ..diagnostics import codes, did_you_mean, error
 from . import ir
 from .findings import Findings
-from .lower import UNDEFINED_NAME, Context, Lowerer, Scope
+from .lower import Context, Lowerer, Scope
 from .model import ParamSpec, ProcedureSpec
 from .names import Entry
 from .resolve import EVENTS
@@ -29,7 +29,7 @@ def keep_trigger(lowerer: Lowerer, entry: Entry, decl: ast.TriggerDecl, found: F
     event = rules.events.get(event_key) if event_key else None
     if event_key is None:
         guess = did_you_mean(decl.event, rules.events)
-        found.add(error(UNDEFINED_NAME, f"undefined event '{decl.event}'", entry.file, decl.event_span,
+        found.add(error(codes.UNDEFINED_NAME, f"undefined event '{decl.event}'", entry.file, decl.event_span,
                         f"did you mean '{guess}'?" if guess else "declare it with 'event NAME(…)'"),
                   about=(decl.event,))
     params = event.params if event is not None else ()

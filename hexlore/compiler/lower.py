@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..dsl import ast
-from ..dsl.diagnostics import Diagnostic, Span, did_you_mean, error
+from ..diagnostics import codes, Diagnostic, Span, did_you_mean, error
 from . import ir
 from . import calls
 from .builtins import AGGREGATES, BUILTINS, PURE, builtin_enum_of, enum_type, enum_value
@@ -26,13 +26,6 @@ from .resolve import (ANY_SORT, CALLABLE, EVENTS, TABLES, TRAITS_AND_DEFINITIONS
 from .types import (ANY, BOOL, DIE, FN, GAME, HEX, INT, NONE, SIDE, TEXT, Type,
                     compatible, is_numeric, list_of)
 
-UNDEFINED_NAME = "C003"
-TYPE_MISMATCH = "C004"
-UNKNOWN_FIELD = "C005"
-BAD_CALL = "C006"
-IMPURE = "C007"
-BAD_ASSIGN = "C008"
-NO_SUBJECT = "C017"
 
 #: words from other languages for "the thing this rule is about"; Lore names subjects explicitly
 SELF_WORDS = ("self", "this", "it", "me")
@@ -171,7 +164,7 @@ class Lowerer:
             candidates = ["int", "bool", "text", "hex", "side", "unit", "face", "die", "tag", "list"]
             candidates += list(self.rules.enums) + list(self.rules.kinds) + list(BUILTIN_ENUMS)
             guess = did_you_mean(ref.name, candidates)
-            self.err(ctx, UNDEFINED_NAME, f"unknown type '{ref.name}'", ref.span,
+            self.err(ctx, codes.UNDEFINED_NAME, f"unknown type '{ref.name}'", ref.span,
                      f"did you mean '{guess}'?" if guess else "types are int, bool, text, hex, side, "
                      "unit, face, die, an enum, a kind, or 'list of T'")
             t = ANY
@@ -179,7 +172,7 @@ class Lowerer:
 
     def expect(self, ctx: Context, expected: Type, actual: Type, span: Span, what: str) -> None:
         if not compatible(expected, actual):
-            self.err(ctx, TYPE_MISMATCH, f"{what} should be {_show(expected)}, not {_show(actual)}", span,
+            self.err(ctx, codes.TYPE_MISMATCH, f"{what} should be {_show(expected)}, not {_show(actual)}", span,
                      type_hint(expected, actual))
 
     # ------------------------------------------------------------ expressions
@@ -253,7 +246,7 @@ class Lowerer:
         fallback = {"call": f"declare it with 'function {name}(…) -> TYPE = …' or 'procedure {name}(…) {{ … }}'",
                     "event": f"declare it with 'event {name}(…)'"}.get(
             kind, "no variable, parameter, option, symbol, definition or die has this name here")
-        self.err(ctx, UNDEFINED_NAME, f"undefined {what} '{name}'", span,
+        self.err(ctx, codes.UNDEFINED_NAME, f"undefined {what} '{name}'", span,
                  f"did you mean '{guess}'?" if guess else fallback)
 
     def no_subject(self, ctx: Context, scope: Scope, name: str, span: Span) -> bool:
@@ -272,18 +265,18 @@ class Lowerer:
             gives = ", ".join(p.name for p in event.params) if event else ""
             gives = f"'{ctx.event}' gives: {gives}" if gives else f"'{ctx.event}' has no arguments"
             if name in SELF_WORDS:
-                self.err(ctx, NO_SUBJECT, f"Lore has no '{name}': trigger '{ctx.trigger}' names its subjects "
+                self.err(ctx, codes.NO_SUBJECT, f"Lore has no '{name}': trigger '{ctx.trigger}' names its subjects "
                          f"by the arguments of event '{ctx.event}'", span, gives)
             else:
-                self.err(ctx, NO_SUBJECT, f"trigger '{ctx.trigger}' listens to '{ctx.event}', which has no "
+                self.err(ctx, codes.NO_SUBJECT, f"trigger '{ctx.trigger}' listens to '{ctx.event}', which has no "
                          f"argument '{name}'", span, f"{gives}; '{name}' is an argument of {shown}: "
                          f"listen to that event, or add '{name}' to '{ctx.event}'")
             return True
         if name in SELF_WORDS:
-            self.err(ctx, NO_SUBJECT, f"Lore has no '{name}': nothing is bound to it in {ctx.what}", span,
+            self.err(ctx, codes.NO_SUBJECT, f"Lore has no '{name}': nothing is bound to it in {ctx.what}", span,
                      "pass the unit (or side, hex) as a parameter, e.g. 'procedure rest(u: unit)'")
         else:
-            self.err(ctx, NO_SUBJECT, f"'{name}' is not bound in {ctx.what}: it is an argument of event "
+            self.err(ctx, codes.NO_SUBJECT, f"'{name}' is not bound in {ctx.what}: it is an argument of event "
                      f"{shown}, and event arguments exist only in triggers", span,
                      f"add a parameter '{name}' to {ctx.what}, or move this rule into a trigger on "
                      f"{carriers[0]}")
@@ -299,7 +292,7 @@ class Lowerer:
                 and self.lookup(ctx, enum, node.obj.span, VALUES, missing=False) is None:
             values = BUILTIN_ENUMS[enum]
             if node.name not in values:
-                self.err(ctx, UNDEFINED_NAME, f"the built-in enum '{enum}' has no value '{node.name}'", node.span,
+                self.err(ctx, codes.UNDEFINED_NAME, f"the built-in enum '{enum}' has no value '{node.name}'", node.span,
                          _suggest(node.name, values) or f"its values are {', '.join(values)}")
             return ir.Const(enum_value(enum, node.name), origin=o), enum_type(enum)
         obj, t = self.expr(ctx, scope, node.obj)
@@ -317,14 +310,14 @@ class Lowerer:
                     return "event", p.type
             if name == "replaced":
                 return "event", BOOL
-            self.err(ctx, UNKNOWN_FIELD, f"event '{base[6:]}' has no parameter '{name}'", span,
+            self.err(ctx, codes.UNKNOWN_FIELD, f"event '{base[6:]}' has no parameter '{name}'", span,
                      _suggest(name, [p.name for p in event.params] if event else []))
             return "event", ANY
         if base in ("unit", "side", "hex", "game", "face"):
             fields = self.field_types(base, base, BUILTIN_FIELDS[base])
             if name in fields:
                 return base, fields[name]
-            self.err(ctx, UNKNOWN_FIELD, f"{base} has no field '{name}'", span,
+            self.err(ctx, codes.UNKNOWN_FIELD, f"{base} has no field '{name}'", span,
                      _suggest(name, fields) or f"declare it with 'fields {base} {{ {name}: int }}'")
             return base, ANY
         kind = "unit" if base == "unit_type" else base
@@ -332,9 +325,9 @@ class Lowerer:
             fields = self.field_types(base, kind, DEFINITION_FIELDS)
             if name in fields:
                 return "def", fields[name]
-            self.err(ctx, UNKNOWN_FIELD, f"{kind} has no field '{name}'", span, _suggest(name, fields))
+            self.err(ctx, codes.UNKNOWN_FIELD, f"{kind} has no field '{name}'", span, _suggest(name, fields))
             return "def", ANY
-        self.err(ctx, TYPE_MISMATCH, f"a value of type {_show(t)} has no fields", span,
+        self.err(ctx, codes.TYPE_MISMATCH, f"a value of type {_show(t)} has no fields", span,
                  "fields belong to units, sides, hexes, the game, faces, definitions and event records")
         return "any", ANY
 
@@ -375,7 +368,7 @@ class Lowerer:
         index, it = self.expr(ctx, scope, node.key)
         self.expect(ctx, INT, it, node.key.span, "a list index")
         if t.name not in ("list", "any"):
-            self.err(ctx, TYPE_MISMATCH, f"only lists and tables can be indexed, not {_show(t)}", node.span,
+            self.err(ctx, codes.TYPE_MISMATCH, f"only lists and tables can be indexed, not {_show(t)}", node.span,
                      "read a field with '.' instead, e.g. u.side")
         return ir.ListIndex(obj, index, origin=o), (t.item or ANY) if t.name == "list" else ANY
 
@@ -393,7 +386,7 @@ class Lowerer:
         extra: list[tuple[ir.X, Type, Span]] = []
         for a, target, problem in zip(args, matched.targets, matched.problems):
             if problem is not None:
-                self.err(ctx, BAD_CALL, problem.message, problem.span, problem.hint)
+                self.err(ctx, codes.BAD_CALL, problem.message, problem.span, problem.hint)
             if target and lower_arg is not None:
                 x, t = lower_arg(target, types[target], a)
             else:
@@ -415,7 +408,7 @@ class Lowerer:
                 missing.append((pname, ptype))
         if missing and matched.ok:  # a misplaced or misnamed argument is the mistake to report
             listed = _and_list([f"'{n}'" for n, _ in missing])
-            self.err(ctx, BAD_CALL, f"{what} needs argument{'s' if len(missing) > 1 else ''} {listed}", span,
+            self.err(ctx, codes.BAD_CALL, f"{what} needs argument{'s' if len(missing) > 1 else ''} {listed}", span,
                      "give " + ", ".join(f"{n}: {_show(t)}" for n, t in missing))
         for x, t, aspan in extra:
             self.expect(ctx, params[-1][1], t, aspan, f"argument of {what}")
@@ -432,7 +425,7 @@ class Lowerer:
             if fn_key in self.rules.functions:
                 return ir.FunctionRef(fn_key, origin=self.origin(ctx, a)), FN
             if fn_key != "":
-                self.err(ctx, TYPE_MISMATCH, f"argument '{pname}' of '{builtin}' must name a function",
+                self.err(ctx, codes.TYPE_MISMATCH, f"argument '{pname}' of '{builtin}' must name a function",
                          a.span, "declare one with 'function NAME(...) -> bool = ...'")
             return ir.Const(None), FN
         enum = builtin_enum_of(ptype)
@@ -452,7 +445,7 @@ class Lowerer:
             return super_call(kept, o), NONE
         if name == SUPER:
             if ctx.replaces is None:
-                self.err(ctx, BAD_CALL, f"'{SUPER}(…)' calls the declaration an override replaces, and "
+                self.err(ctx, codes.BAD_CALL, f"'{SUPER}(…)' calls the declaration an override replaces, and "
                          f"{ctx.what} replaces none", node.span,
                          "call the function or procedure you mean by its name, or declare this one with "
                          "'override' to extend a declaration of a used pack")
@@ -474,7 +467,7 @@ class Lowerer:
         if name in rules.procedures:
             proc = rules.procedures[name]
             if ctx.pure:
-                self.err(ctx, IMPURE, f"procedure '{name}' cannot be called in {ctx.what}", node.span,
+                self.err(ctx, codes.IMPURE, f"procedure '{name}' cannot be called in {ctx.what}", node.span,
                          "functions and guards only compute values; call procedures from "
                          "procedures and triggers")
             ctx.calls.add(name)
@@ -485,7 +478,7 @@ class Lowerer:
             b = BUILTINS[name]
             if ctx.pure and b.effect != PURE:
                 doing = "rolls dice" if b.effect == "random" else "changes the game"
-                self.err(ctx, IMPURE, f"'{name}' {doing} and cannot be used in {ctx.what}", node.span,
+                self.err(ctx, codes.IMPURE, f"'{name}' {doing} and cannot be used in {ctx.what}", node.span,
                          "functions, guards and defaults only compute values: do this in a procedure or "
                          "trigger and pass the result in")
             params = []
@@ -515,11 +508,11 @@ class Lowerer:
     def x_Aggregate(self, ctx: Context, scope: Scope, node: ast.Aggregate) -> tuple[ir.X, Type]:
         o = self.origin(ctx, node)
         if node.func not in AGGREGATES:
-            self.err(ctx, UNDEFINED_NAME, f"'{node.func}(each …)' is not an aggregate", node.span,
+            self.err(ctx, codes.UNDEFINED_NAME, f"'{node.func}(each …)' is not an aggregate", node.span,
                      f"aggregates are {', '.join(sorted(AGGREGATES))}")
         source, st = self.expr(ctx, scope, node.source)
         if st.name not in ("list", "any"):
-            self.err(ctx, TYPE_MISMATCH, f"'each {node.var} in …' needs a list, not {_show(st)}", node.source.span,
+            self.err(ctx, codes.TYPE_MISMATCH, f"'each {node.var} in …' needs a list, not {_show(st)}", node.source.span,
                      type_hint(list_of(ANY), st))
         item = (st.item or ANY) if st.name == "list" else ANY
         inner = scope.child()
@@ -533,7 +526,7 @@ class Lowerer:
             mapped, mt = self.expr(ctx, inner, node.mapped)
         result = AGGREGATES.get(node.func, ANY)
         if node.func in ("sum", "min", "max") and not is_numeric(mt):
-            self.err(ctx, TYPE_MISMATCH, f"'{node.func}' needs numbers, not {_show(mt)}", node.span,
+            self.err(ctx, codes.TYPE_MISMATCH, f"'{node.func}' needs numbers, not {_show(mt)}", node.span,
                      f"give a number after ':', e.g. {node.func}(each x in list: x.value)")
         if node.func in ("any", "all") and node.mapped is not None:
             self.expect(ctx, BOOL, mt, node.mapped.span, f"the value of '{node.func}'")
@@ -564,18 +557,18 @@ class Lowerer:
             return ir.Binary(op, left, right, origin=o), BOOL
         if op == "in":
             if rt.name not in ("list", "any"):
-                self.err(ctx, TYPE_MISMATCH, f"'in' needs a list on its right, not {_show(rt)}", node.right.span,
+                self.err(ctx, codes.TYPE_MISMATCH, f"'in' needs a list on its right, not {_show(rt)}", node.right.span,
                          "to compare two values use '=='")
             return ir.Binary(op, left, right, origin=o), BOOL
         if op == "+" and (lt.name == "list" or rt.name == "list"):
             for t, span in ((lt, node.left.span), (rt, node.right.span)):
                 if t.name not in ("list", "any"):
-                    self.err(ctx, TYPE_MISMATCH, f"'+' joins two lists; this side is {_show(t)}", span,
+                    self.err(ctx, codes.TYPE_MISMATCH, f"'+' joins two lists; this side is {_show(t)}", span,
                              "wrap a single item in brackets: [item]")
             return ir.Binary("++", left, right, origin=o), lt if lt.name == "list" else rt
         for side, t, span in (("left", lt, node.left.span), ("right", rt, node.right.span)):
             if not is_numeric(t):
-                self.err(ctx, TYPE_MISMATCH, f"the {side} side of '{op}' should be int, not {_show(t)}", span,
+                self.err(ctx, codes.TYPE_MISMATCH, f"the {side} side of '{op}' should be int, not {_show(t)}", span,
                          type_hint(INT, t))
         if op in ("<", "<=", ">", ">="):
             return ir.Binary(op, left, right, origin=o), BOOL
@@ -588,18 +581,18 @@ class Lowerer:
             right, rt = self.expr(ctx, scope, node.right)
             if lt.name == "face":
                 if not (rt.name == "tag" or rt.name.startswith("enum:") or rt.name == "any"):
-                    self.err(ctx, TYPE_MISMATCH, f"'is' on a face needs a tag or enum value, not {_show(rt)}",
+                    self.err(ctx, codes.TYPE_MISMATCH, f"'is' on a face needs a tag or enum value, not {_show(rt)}",
                              node.right.span, "test a tag or enum value the face carries, e.g. d is hit")
                 return ir.HasTag(left, right, origin=o), BOOL
             return ir.Binary("==", left, right, origin=o), BOOL
         if lt.name not in ("unit", "unit_type", "any") and \
                 (lt.name not in self.rules.kinds or lt.name in ("side", "hex", "game")):
-            self.err(ctx, TYPE_MISMATCH, f"'is' needs a unit, a definition, a face or a symbol on its left, "
+            self.err(ctx, codes.TYPE_MISMATCH, f"'is' needs a unit, a definition, a face or a symbol on its left, "
                      f"not {_show(lt)}", node.left.span, "compare values with '=='")
             return ir.Const(False, origin=o), BOOL
         tested = self.unqualified(ctx, scope, node.right)
         if not isinstance(tested, ast.Name):
-            self.err(ctx, TYPE_MISMATCH, "'is' on a unit or definition needs a trait or definition name",
+            self.err(ctx, codes.TYPE_MISMATCH, "'is' on a unit or definition needs a trait or definition name",
                      node.right.span, "write 'x is TRAIT' or 'x is DEFINITION'")
             return ir.Const(False, origin=o), BOOL
         written = tested.name
@@ -610,12 +603,12 @@ class Lowerer:
             name = written
             other = self.sort_of(ctx, name)
             if other:
-                self.err(ctx, TYPE_MISMATCH, f"'{name}' is {other}, not a trait or definition", node.right.span,
+                self.err(ctx, codes.TYPE_MISMATCH, f"'{name}' is {other}, not a trait or definition", node.right.span,
                          "'is' on a unit or definition tests its traits and type; compare a field with '==' "
                          "(e.g. u.mood == calm)")
             elif name not in self.skipped:
                 guess = did_you_mean(name, list(self.rules.traits) + list(self.rules.definitions))
-                self.err(ctx, UNDEFINED_NAME, f"undefined trait or definition '{name}'", node.right.span,
+                self.err(ctx, codes.UNDEFINED_NAME, f"undefined trait or definition '{name}'", node.right.span,
                          f"did you mean '{guess}'?" if guess else f"declare it with 'trait {name} {{ … }}'")
         return ir.IsA(left, name, origin=o), BOOL
 
@@ -646,7 +639,7 @@ class Lowerer:
     def x_Emit(self, ctx: Context, scope: Scope, node: ast.Emit) -> tuple[ir.X, Type]:
         o = self.origin(ctx, node)
         if ctx.pure:
-            self.err(ctx, IMPURE, f"events cannot be emitted in {ctx.what}", node.span,
+            self.err(ctx, codes.IMPURE, f"events cannot be emitted in {ctx.what}", node.span,
                      "emit events from procedures and triggers")
         key = self.lookup(ctx, node.event, node.span, EVENTS, missing=False)
         event = self.rules.events.get(key) if key else None
@@ -665,11 +658,11 @@ class Lowerer:
     def x_Choose(self, ctx: Context, scope: Scope, node: ast.Choose) -> tuple[ir.X, Type]:
         o = self.origin(ctx, node)
         if ctx.pure:
-            self.err(ctx, IMPURE, f"decisions cannot be made in {ctx.what}", node.span,
+            self.err(ctx, codes.IMPURE, f"decisions cannot be made in {ctx.what}", node.span,
                      "make decisions in procedures and triggers")
         source, st = self.expr(ctx, scope, node.source)
         if st.name not in ("list", "any"):
-            self.err(ctx, TYPE_MISMATCH, f"'choose' needs a list of options, not {_show(st)}", node.source.span,
+            self.err(ctx, codes.TYPE_MISMATCH, f"'choose' needs a list of options, not {_show(st)}", node.source.span,
                      type_hint(list_of(ANY), st))
         item = (st.item or ANY) if st.name == "list" else ANY
         by, bt = self.expr(ctx, scope, node.by)
@@ -687,7 +680,7 @@ class Lowerer:
     def x_Ask(self, ctx: Context, scope: Scope, node: ast.Ask) -> tuple[ir.X, Type]:
         o = self.origin(ctx, node)
         if ctx.pure:
-            self.err(ctx, IMPURE, f"decisions cannot be made in {ctx.what}", node.span,
+            self.err(ctx, codes.IMPURE, f"decisions cannot be made in {ctx.what}", node.span,
                      "make decisions in procedures and triggers")
         by, bt = self.expr(ctx, scope, node.by)
         self.expect(ctx, SIDE, bt, node.by.span, "the chooser ('by')")
@@ -729,17 +722,17 @@ class Lowerer:
         for a in node.args:
             self.expr(ctx, scope, a.value)
         if node.args:
-            self.err(ctx, BAD_CALL, f"'{SUPER}()' in a trigger takes no arguments", node.span,
+            self.err(ctx, codes.BAD_CALL, f"'{SUPER}()' in a trigger takes no arguments", node.span,
                      "write 'super()': it runs the replaced trigger with the event this one handles")
         elif ctx.pure:
-            self.err(ctx, IMPURE, f"'{SUPER}()' runs the replaced trigger and cannot be called in {ctx.what}",
+            self.err(ctx, codes.IMPURE, f"'{SUPER}()' runs the replaced trigger and cannot be called in {ctx.what}",
                      node.span, "call it in the trigger's body")
         elif ctx.event != kept.event:
-            self.err(ctx, BAD_CALL, f"'{SUPER}()' runs the replaced trigger with this trigger's event, but it "
+            self.err(ctx, codes.BAD_CALL, f"'{SUPER}()' runs the replaced trigger with this trigger's event, but it "
                      f"listens to '{kept.event}' and {ctx.what} to '{ctx.event}'", node.span,
                      f"listen to '{kept.event}' too, or call a procedure instead of '{SUPER}()'")
         elif kept.hands_back and not statement:
-            self.err(ctx, BAD_CALL, f"'{SUPER}()' of a 'before' trigger gives no value: the changes it makes to "
+            self.err(ctx, codes.BAD_CALL, f"'{SUPER}()' of a 'before' trigger gives no value: the changes it makes to "
                      "the event's arguments are this trigger's", node.span, "call it alone, as a statement")
         else:
             ctx.calls.add(kept.key)
@@ -765,7 +758,7 @@ class Lowerer:
         if isinstance(node, ast.ForEach):
             source, st = self.expr(ctx, scope, node.source)
             if st.name not in ("list", "any"):
-                self.err(ctx, TYPE_MISMATCH, f"'for each' needs a list, not {_show(st)}", node.source.span,
+                self.err(ctx, codes.TYPE_MISMATCH, f"'for each' needs a list, not {_show(st)}", node.source.span,
                          type_hint(list_of(ANY), st))
             inner = scope.child()
             inner.names[node.var] = (st.item or ANY) if st.name == "list" else ANY
@@ -784,7 +777,7 @@ class Lowerer:
             return ir.Require(cond, node.message, origin=o)
         if isinstance(node, ast.Break):
             if not ctx.in_loop:
-                self.err(ctx, BAD_ASSIGN, "'break' outside a loop", node.span,
+                self.err(ctx, codes.BAD_ASSIGN, "'break' outside a loop", node.span,
                          "use 'stop' to leave a procedure or trigger")
             return ir.Break(origin=o)
         if isinstance(node, ast.Stop):
@@ -792,7 +785,7 @@ class Lowerer:
         if isinstance(node, ast.Return):
             value, t = self.expr(ctx, scope, node.value)
             if ctx.returns is None:
-                self.err(ctx, TYPE_MISMATCH, f"this {ctx.what} returns no value", node.span,
+                self.err(ctx, codes.TYPE_MISMATCH, f"this {ctx.what} returns no value", node.span,
                          "declare the result type with '-> TYPE' after the parameters, or use 'stop'")
             else:
                 self.expect(ctx, ctx.returns, t, node.value.span, "the returned value")
@@ -816,7 +809,7 @@ class Lowerer:
             t = scope.lookup(head)
             if t is None:
                 if head not in self.skipped and ctx.event != "" and not self.no_subject(ctx, scope, head, node.span):
-                    self.err(ctx, BAD_ASSIGN, f"'{head}' is not a variable here", node.span,
+                    self.err(ctx, codes.BAD_ASSIGN, f"'{head}' is not a variable here", node.span,
                              f"introduce it first with 'let {head} = …'")
                 scope.names[head] = vt  # as if introduced here, so its later uses are not errors too
                 return None
@@ -835,11 +828,11 @@ class Lowerer:
             obj, t = ir.GetField(obj, name, owner, origin=o), ft
         owner, ft = self.field_type(ctx, t, rest[-1], node.span)
         if owner not in MUTABLE_OWNERS and owner != "any":
-            self.err(ctx, BAD_ASSIGN, f"'{'.'.join(node.target)}' cannot be changed: "
+            self.err(ctx, codes.BAD_ASSIGN, f"'{'.'.join(node.target)}' cannot be changed: "
                      f"{'definitions are constants' if owner == 'def' else 'it is read-only'}", node.span)
             return None
         if owner in BUILTIN_FIELDS and rest[-1] in BUILTIN_FIELDS[owner] and owner != "game":
-            self.err(ctx, BAD_ASSIGN, f"'{rest[-1]}' of a {owner} is managed by the runtime", node.span,
+            self.err(ctx, codes.BAD_ASSIGN, f"'{rest[-1]}' of a {owner} is managed by the runtime", node.span,
                      "use move(…), remove_unit(…), set_terrain(…) or begin_turn(…)")
             return None
         self.check_op(ctx, node, ft, vt)

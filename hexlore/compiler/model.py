@@ -12,7 +12,7 @@ from dataclasses import FrozenInstanceError, dataclass, field
 from enum import Enum
 from typing import Callable, TypeVar
 
-from ..dsl.diagnostics import Diagnostic, Source
+from ..diagnostics import Diagnostic, Source
 from . import ir
 from .types import Type
 

@@ -34,14 +34,10 @@ from pathlib import PurePath
 from typing import TypeVar
 
 from ..dsl import ast
-from ..dsl.diagnostics import Diagnostic, Severity, Span, error
+from ..diagnostics import Diagnostic, Severity, Span, codes, error
 from .builtins import BUILTINS
 from .packs import LoadedPacks, pack_name
 
-DUPLICATE = "C002"
-BAD_OVERRIDE = "C012"
-AMBIGUOUS = "C020"
-OVERRIDDEN = "N001"
 
 BUILTIN_KINDS = ("unit", "side", "hex", "game", "terrain", "card")
 #: inside an override, calls the declaration it replaces; no declaration may take the name
@@ -189,16 +185,16 @@ class NameTable:
                  value_of: ast.EnumDecl | None = None) -> None:
         """Declare ``name``; ``value_of`` is set for the values of an enum (they follow the enum)."""
         if name == SUPER:
-            self._err(DUPLICATE, f"'{SUPER}' is reserved: in an override it calls the declaration the "
+            self._err(codes.DECLARED_TWICE, f"'{SUPER}' is reserved: in an override it calls the declaration the "
                       "override replaces", file, span, "choose another name")
             return
         if name in BUILTIN_KINDS and not isinstance(decl, ast.FieldsDecl):
-            self._err(DUPLICATE, f"'{name}' is a built-in kind and cannot be redeclared", file, span,
+            self._err(codes.DECLARED_TWICE, f"'{name}' is a built-in kind and cannot be redeclared", file, span,
                       f"use 'fields {name} {{ … }}' to add fields to it")
             return
         if name in BUILTINS and isinstance(decl, (ast.FunctionDecl, ast.ProcedureDecl)):
             # still registered below, so its body is checked and its calls are not reported twice
-            self._err(DUPLICATE, f"'{name}' is a built-in; a {describe(decl)} of that name would replace it "
+            self._err(codes.DECLARED_TWICE, f"'{name}' is a built-in; a {describe(decl)} of that name would replace it "
                       "for every pack", file, span,
                       f"rename it (for example '{name}_{pack.rsplit('.', 1)[-1]}')")
         sort = ENUM_VALUE if value_of is not None else describe(decl)
@@ -213,18 +209,18 @@ class NameTable:
                 hidden = self.by_name.get(name)
                 if hidden:
                     owner = hidden[0].owner
-                    self._err(BAD_OVERRIDE, f"'{name}' overrides a declaration of pack '{owner}', which this "
+                    self._err(codes.BAD_OVERRIDE, f"'{name}' overrides a declaration of pack '{owner}', which this "
                               "pack does not use", file, span,
                               f"add 'use {owner}' at the top of this file, or remove 'override'")
                 else:
                     # still declared, so its uses are not reported as undefined too
-                    self._err(BAD_OVERRIDE, f"'{name}' overrides nothing", file, span,
+                    self._err(codes.BAD_OVERRIDE, f"'{name}' overrides nothing", file, span,
                               "remove 'override': no used pack declares this name")
             self._new(name, sort, decl, pack, file, span)
             return
         if len(seen) > 1 and decl.override and value_of is None:
             listed = ", ".join(f"'{e.qualified}'" for e in seen)
-            self._err(AMBIGUOUS, f"the override of '{name}' is ambiguous: {len(seen)} packs this pack uses declare "
+            self._err(codes.AMBIGUOUS, f"the override of '{name}' is ambiguous: {len(seen)} packs this pack uses declare "
                       f"it ({listed})", file, span,
                       "an override replaces the declaration of one pack: override it in a pack that uses that "
                       "pack and not the others")
@@ -241,22 +237,22 @@ class NameTable:
             return  # a value the overridden enum already had
         if not decl.override or value_of is not None:
             if owner != pack:
-                self._err(BAD_OVERRIDE, f"'{name}' replaces the declaration of pack '{owner}' ({at}) "
+                self._err(codes.BAD_OVERRIDE, f"'{name}' replaces the declaration of pack '{owner}' ({at}) "
                           "without 'override'", file, span,
                           "write 'override' before it to replace it on purpose, or choose another name")
             else:
-                self._err(DUPLICATE, f"'{name}' is already declared ({at})", file, span,
+                self._err(codes.DECLARED_TWICE, f"'{name}' is already declared ({at})", file, span,
                           "rename one of them; a pack cannot override its own declarations")
             return
         problem = self._override_problem(name, decl, earlier, pack, at)
         if problem:
-            self._err(BAD_OVERRIDE, problem[0], file, span, problem[1])
+            self._err(codes.BAD_OVERRIDE, problem[0], file, span, problem[1])
             return
         latest_pack = earlier.pack
         of = (f"of pack '{owner}' ({at})" if latest_pack == owner else
               f"of pack '{owner}', as pack '{latest_pack}' overrides it ({at}),")
         self.diagnostics.append(Diagnostic(
-            Severity.NOTE, OVERRIDDEN, f"{describe(decl)} '{name}' {of} is overridden by pack '{pack}'",
+            Severity.NOTE, codes.OVERRIDDEN, f"{describe(decl)} '{name}' {of} is overridden by pack '{pack}'",
             file, span, None))
         if isinstance(decl, EXTENSIBLE) and calls_super(decl):
             kept = Entry(name, owner, earlier.sort, earlier.decl, earlier.pack, earlier.file, earlier.span,

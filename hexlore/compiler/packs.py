@@ -15,16 +15,10 @@ from pathlib import Path
 
 from ..dsl import ast
 from ..dsl.confine import Roots, Walked, command_line_root, confine, read_confined, walk
-from ..dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
+from ..diagnostics import codes, Diagnostic, Source, Span, did_you_mean, error
 from ..dsl.files import is_dir, is_file
 from ..dsl.parser import parse_source
 
-PACK_NOT_FOUND = "C001"
-USE_CYCLE = "C010"
-PACK_NAME_MISMATCH = "C011"
-PACK_OUTSIDE_ROOTS = "C019"
-DUPLICATE_ALIAS = "C002"
-CANNOT_READ_PACK = "P020"
 
 
 def inside(path: Path, folders: list[Path]) -> bool:
@@ -130,7 +124,7 @@ class PackLoader:
             self._refused.add(str(f))
             where, span = origin or ("<command line>", Span())
             self.result.diagnostics.append(error(
-                PACK_OUTSIDE_ROOTS, f"'{f}' is a link that leads outside the rules roots; it is not read",
+                codes.PACK_OUTSIDE_ROOTS, f"'{f}' is a link that leads outside the rules roots; it is not read",
                 where, span, "packs are read only inside the scenario's folder and the search paths "
                 "(the bundled rules, --packs-path, HEXLORE_PATH): copy the pack there instead of linking it"))
         return kept
@@ -166,7 +160,7 @@ class PackLoader:
             file, span = origin or ("<command line>", Span())
             guess = did_you_mean(request, self.known_pack_names())
             self.result.diagnostics.append(error(
-                PACK_NOT_FOUND, f"no pack named '{request}'", file, span,
+                codes.PACK_NOT_FOUND, f"no pack named '{request}'", file, span,
                 f"did you mean '{guess}'?" if guess else
                 f"packs are looked up in: {', '.join(str(r) for r in self.roots)}"))
             return []
@@ -175,7 +169,7 @@ class PackLoader:
             module = self._by_name.get(names[0])
             span = module.pack.span if module is not None and module.pack else Span()
             self.result.diagnostics.append(error(
-                PACK_NAME_MISMATCH, f"'{display_path(files[0])}' is looked up as pack '{request}' but "
+                codes.PACK_NAME_MISMATCH, f"'{display_path(files[0])}' is looked up as pack '{request}' but "
                 f"declares 'pack {names[0]}'", display_path(files[0]), span,
                 f"rename the pack to '{request}' or move the file to match '{names[0]}'"))
         return names
@@ -190,7 +184,7 @@ class PackLoader:
             text, problem = read_confined(path, self._roots() + command_line_root(path), "pack")
         if text is None:
             assert problem is not None  # read_confined gives a text or a problem
-            self.result.diagnostics.append(error(CANNOT_READ_PACK, problem.message, shown, problem.span,
+            self.result.diagnostics.append(error(codes.CANNOT_READ_PACK, problem.message, shown, problem.span,
                                                  problem.hint))
             return None
         source = Source(shown, text)
@@ -216,7 +210,7 @@ class PackLoader:
         for use in module.uses:
             if self._state.get(use.name) == "loading":
                 self.result.diagnostics.append(error(
-                    USE_CYCLE, f"packs use each other in a cycle through '{use.name}'", shown,
+                    codes.USE_CYCLE, f"packs use each other in a cycle through '{use.name}'", shown,
                     use.span, "move the shared declarations into a pack both can use"))
                 continue
             for used in (self._resolve_use(use, shown)):
@@ -235,7 +229,7 @@ class PackLoader:
                 continue
             if use.alias in aliases and aliases[use.alias] != use.name:
                 self.result.diagnostics.append(error(
-                    DUPLICATE_ALIAS, f"alias '{use.alias}' already stands for pack '{aliases[use.alias]}'",
+                    codes.DECLARED_TWICE, f"alias '{use.alias}' already stands for pack '{aliases[use.alias]}'",
                     file, use.span, "give each used pack its own alias"))
                 continue
             aliases[use.alias] = use.name

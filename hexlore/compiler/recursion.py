@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..dsl.diagnostics import Diagnostic, error
+from ..diagnostics import codes, Diagnostic, error
 from . import ir
 from .declaring import Declaring
 from .model import RuleSet
 
-RECURSION = "C015"
 
 
 def recursion(st: Declaring) -> None:
@@ -35,7 +34,7 @@ def _trait_cycles(rules: RuleSet) -> list[Diagnostic]:
                     if frozenset(path) not in reported:
                         reported.add(frozenset(path))
                         origin = rules.traits[start].origin
-                        out.append(error(RECURSION, "traits include each other in a cycle: "
+                        out.append(error(codes.RECURSION, "traits include each other in a cycle: "
                                          + " → ".join(path + [start]), origin.file, origin.span,
                                          "remove one of the 'is' links; a trait cannot contain itself"))
                 elif inner not in path and inner in rules.traits:
@@ -65,7 +64,7 @@ def _call_cycles(what: str, graph: dict[str, set[str]], origins: dict[str, ir.Or
             if state.get(callee) == 1:
                 cycle = path[path.index(callee):] + [callee]
                 origin = origins[callee]
-                out.append(error(RECURSION, f"{what} call each other in a cycle: " + " → ".join(cycle),
+                out.append(error(codes.RECURSION, f"{what} call each other in a cycle: " + " → ".join(cycle),
                                  origin.file, origin.span,
                                  "unbounded recursion is not allowed; use 'repeat N' or 'for each'"))
             elif callee not in state and callee in graph:

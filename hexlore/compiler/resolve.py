@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..dsl import ast
-from ..dsl.diagnostics import Diagnostic, Span, error
-from .names import AMBIGUOUS, Entry, NameTable
+from ..diagnostics import Diagnostic, Span, codes, error
+from .names import Entry, NameTable
 
-NOT_VISIBLE = "C009"
 
 #: a test on an entry's sort ('function', 'enum value', 'unit definition', …)
 Sorts = Callable[[str], bool]
@@ -141,17 +140,17 @@ class Resolver:
         if found.problem == "hidden":
             owners = found.candidates
             packs = " or ".join(f"'{o}'" for o in owners[:3])
-            return error(NOT_VISIBLE, f"'{written}' is declared in pack {packs}, which this pack does not use",
+            return error(codes.NOT_VISIBLE, f"'{written}' is declared in pack {packs}, which this pack does not use",
                          file, span, f"add 'use {owners[0]}' at the top of this file")
         if found.problem == "ambiguous":
             name = written.rpartition(".")[2]
             listed = ", ".join(found.candidates)
-            return error(AMBIGUOUS, f"'{written}' is ambiguous: the packs this pack uses declare "
+            return error(codes.AMBIGUOUS, f"'{written}' is ambiguous: the packs this pack uses declare "
                          f"{len(found.candidates)} of that name ({listed})", file, span,
                          f"say which with the pack's name or an alias: {found.candidates[0]}, or "
                          f"'use {found.candidates[0].rpartition('.')[0]} as x' and then x.{name}")
         if found.problem == "qualifier":
-            return error(NOT_VISIBLE, f"'{found.candidates[0]}' in '{written}' is neither a pack nor an alias "
+            return error(codes.NOT_VISIBLE, f"'{found.candidates[0]}' in '{written}' is neither a pack nor an alias "
                          "this pack knows", file, span,
                          "qualify a name by a pack this pack uses (battlelore.core.hit) or by an alias "
                          "of one ('use battlelore.core as bl', then bl.hit)")

@@ -17,13 +17,11 @@ import re
 from typing import Any
 
 from ..dsl import ast
-from ..dsl.diagnostics import Diagnostic, Span, warning
+from ..diagnostics import Diagnostic, Span, codes, warning
 from .model import RuleSet
 from .names import SUPER
 from .packs import LoadedPacks
 
-UNHEARD_EVENT = "W003"
-UNUSED = "W004"
 
 #: Functions the runtime calls by name when a pack declares them (hooks), so never unused.
 OCCUPANCY_RULE = "may_occupy"
@@ -123,7 +121,7 @@ def check_usage(loaded: LoadedPacks, rules: RuleSet, found: list[Diagnostic]) ->
     ``found`` are the diagnostics so far: a name an undefined-name error suggests ("did you
     mean 'x'?") counts as used, since its misspelt use is already reported.
     """
-    suggested = {m.group(1) for d in found if d.code == "C003" and d.hint
+    suggested = {m.group(1) for d in found if d.code == codes.UNDEFINED_NAME and d.hint
                  for m in [re.fullmatch(r"did you mean '(\w+)'\?", d.hint)] if m}
     # a declaration named 'super' is already an error (the name is reserved)
     excused = loaded.skipped | suggested | {SUPER} | rules.written_qualified
@@ -148,7 +146,7 @@ def check_usage(loaded: LoadedPacks, rules: RuleSet, found: list[Diagnostic]) ->
             if any(mentioned_by.get(name, set()) - {id(decl)} for name in names):
                 continue
             span = decl.name_span if decl.name_span.line else decl.span
-            diags.append(warning(UNUSED, what[0], module.path, span, what[1]))
+            diags.append(warning(codes.UNUSED, what[0], module.path, span, what[1]))
     return diags + _unheard(rules, excused)
 
 
@@ -162,7 +160,7 @@ def _unheard(rules: RuleSet, skipped: set[str]) -> list[Diagnostic]:
     for name, spec in sorted(rules.events.items()):
         if name in heard or name not in emitters or spec.doc is not None or name in skipped:
             continue
-        out.append(warning(UNHEARD_EVENT, f"event '{name}' is emitted (by {', '.join(emitters[name][:3])}) but "
+        out.append(warning(codes.UNHEARD_EVENT, f"event '{name}' is emitted (by {', '.join(emitters[name][:3])}) but "
                            "no trigger listens to it", spec.origin.file, spec.origin.span,
                            f"add a trigger ('trigger NAME on {name} {{ … }}'), or, if it is meant for the event "
                            f"log, scenario tests or other packs, describe it: event {name}(…) \"what it records\""))

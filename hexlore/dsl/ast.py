@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .diagnostics import Span
+from ..diagnostics import Span
 
 NOWHERE = Span()
 

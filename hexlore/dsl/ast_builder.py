@@ -18,10 +18,9 @@ import re
 from lark import Token, Tree
 
 from . import ast
-from .diagnostics import Diagnostic, Span, error
+from ..diagnostics import Diagnostic, Span, codes, error
 from .limits import MAX_FACES
 
-FACE_RANGE_TOO_LARGE = "P012"
 
 #: a node's position: (line, column, end_line, end_column), or None for no text at all
 At = tuple[int, int, int, int] | None
@@ -150,7 +149,7 @@ class AstBuilder:
         span = _span(at)
         low, high = int(low), int(high)
         if high - low + 1 > MAX_FACES:  # checked before the range is expanded face by face
-            self.problems.append(error(FACE_RANGE_TOO_LARGE, f"'faces {low}..{high}' makes {high - low + 1:,} faces; "
+            self.problems.append(error(codes.FACE_RANGE_TOO_LARGE, f"'faces {low}..{high}' makes {high - low + 1:,} faces; "
                                        f"a die may have at most {MAX_FACES:,}", self.path, span,
                                        "a die with that many faces is a number: use a smaller range, "
                                        "or roll several dice"))

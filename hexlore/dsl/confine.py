@@ -88,7 +88,7 @@ def read_confined(path: str | Path, roots: Roots, what: str = "file") -> tuple[s
 
 
 def outside_problem(path: str | Path, what: str) -> ReadProblem:
-    from .diagnostics import Span
+    from ..diagnostics import Span
 
     return ReadProblem(f"'{path}' leads outside the project; the {what} is not read", Span(),
                        "copy the file into the project, or name its folder with --root or --packs-path")

@@ -18,7 +18,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from .diagnostics import Span
+from ..diagnostics import Span
 from .limits import MAX_FILE_BYTES
 
 

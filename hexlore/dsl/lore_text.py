@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import re
 
-from .diagnostics import Diagnostic, Span, error
+from ..diagnostics import Diagnostic, Span, codes, error
 from .text_safety import REFUSED, Refused
 
-STRING_NOT_UTF8 = "C024"
-STRING_CONTROL = "C025"
 
 # comments and strings, as the token scan reads them (hexlore/dsl/token_limits.py)
 _COMMENT_OR_STRING = re.compile(r'#[^\n]*|"(?:[^"\\\n]|\\.)*"?')
@@ -61,7 +59,7 @@ def string_problems(text: str, path: str) -> list[Diagnostic]:
         counted = at
         column = at - (text.rfind("\n", 0, at) + 1) + 1
         refused = Refused(found.start(), _decoded(found.group()))
-        code = STRING_NOT_UTF8 if not refused.encodable else STRING_CONTROL
+        code = codes.STRING_NOT_UTF8 if not refused.encodable else codes.STRING_CONTROL
         problems.append(error(code, f"a string holds {refused.describe()}", path,
                               Span.at(line, column, len(found.group())),
                               refused.hint("write the character itself: half of a surrogate pair is no character, "
@@ -69,4 +67,4 @@ def string_problems(text: str, path: str) -> list[Diagnostic]:
     return problems
 
 
-__all__ = ["STRING_CONTROL", "STRING_NOT_UTF8", "string_problems"]
+__all__ = ["string_problems"]

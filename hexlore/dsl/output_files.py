@@ -27,9 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from .diagnostics import Diagnostic, Span, error
+from ..diagnostics import Diagnostic, Span, codes, error
 
-CANNOT_WRITE = "S130"
 
 #: bytes written at a time; tests/midwrite.py stops the writer between two of them
 CHUNK = 64 * 1024
@@ -57,7 +56,7 @@ class OutputError(Exception):
 
     def diagnostic(self) -> Diagnostic:
         """The error as a diagnostic (``S130``), for the command's report."""
-        return error(CANNOT_WRITE, f"cannot write '{self.path}': {self.reason}; "
+        return error(codes.CANNOT_WRITE, f"cannot write '{self.path}': {self.reason}; "
                      "the file is left as it was", self.path, Span(), self.hint)
 
 
@@ -293,5 +292,5 @@ def _sync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-__all__ = ["CANNOT_WRITE", "CHUNK", "AtomicOutput", "OutputError", "output_error", "remove_stale_temporaries",
+__all__ = ["CHUNK", "AtomicOutput", "OutputError", "output_error", "remove_stale_temporaries",
            "write_atomically"]

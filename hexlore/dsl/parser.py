@@ -21,7 +21,7 @@ from lark.exceptions import UnexpectedInput
 
 from . import ast
 from .ast_builder import AstBuilder, build_from_tree
-from .diagnostics import Diagnostic, DiagnosticError
+from ..diagnostics import Diagnostic, DiagnosticError
 from .direct import Unsupported, parse_direct
 from .lore_text import string_problems
 from .parser_cache import cached_parser

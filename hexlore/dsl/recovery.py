@@ -24,18 +24,9 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.lexer import PatternStr
 
-from .diagnostics import Diagnostic, Severity, Source, Span, did_you_mean, error
+from ..diagnostics import codes, Diagnostic, Severity, Source, Span, did_you_mean, error
 
 # Codes of syntax diagnostics, documented in docs/diagnostics.md.
-UNEXPECTED_TOKEN = "P001"
-UNEXPECTED_CHARACTER = "P002"
-UNCLOSED_BRACE = "P003"
-UNKNOWN_KEYWORD = "P004"
-UNEXPECTED_END = "P005"
-UNMATCHED_BRACE = "P006"
-UNCLOSED_BRACKET = "P007"
-UNCLOSED_STRING = "P008"
-TOO_DEEP = "P009"
 
 #: the deepest parse tree a declaration may have; every later stage recurses over the tree,
 #: so this bounds their recursion too (real packs stay under 20)
@@ -49,7 +40,6 @@ MAX_CLOSING = 8
 #: few; a hostile line of 50,000 '{}' pairs would otherwise cost minutes. The bundled error
 #: fixtures need at most a few hundred. Past it the rest of the file is skipped (P013).
 MAX_TRIALS = 20_000
-RECOVERY_STOPPED = "P013"
 
 DECLARATION_KEYWORDS = ("pack", "use", "override", "enum", "tag", "die", "kind", "fields",
                         "trait", "option", "table", "function", "procedure", "event",
@@ -151,7 +141,7 @@ def _parse_recovering(parser: Lark, text: str, path: str) -> ParseOutcome:
             swallowed = _swallowed_keyword(state, text, _error_offset(exc, text))
             diagnostic = describe(parser, exc, source, state, swallowed)
             outcome.diagnostics.append(diagnostic)
-            if diagnostic.code == UNKNOWN_KEYWORD:  # the misspelt word may survive as a name
+            if diagnostic.code == codes.UNKNOWN_KEYWORD:  # the misspelt word may survive as a name
                 outcome.skipped.update(re.findall(r"'(\w+)'", diagnostic.message)[:1])
             give_up = len(outcome.diagnostics) >= MAX_ERRORS
             try:
@@ -167,7 +157,7 @@ def _parse_recovering(parser: Lark, text: str, path: str) -> ParseOutcome:
 
 
 def _stopped(at: Diagnostic) -> Diagnostic:
-    return Diagnostic(Severity.NOTE, RECOVERY_STOPPED, "too hard to recover from this syntax error: "
+    return Diagnostic(Severity.NOTE, codes.RECOVERY_STOPPED, "too hard to recover from this syntax error: "
                       "the rest of the file is not checked", at.file, at.span,
                       "fix this error first, then check the file again")
 
@@ -572,9 +562,9 @@ def describe(parser: Lark, exc: UnexpectedInput, source: Source, state,
     if swallowed is not None:
         if braces:
             line, column = _suspect_brace(text, braces[0], _start(swallowed))
-            return error(UNCLOSED_BRACE, "this '{' is never closed", source.path, Span.at(line, column),
+            return error(codes.UNCLOSED_BRACE, "this '{' is never closed", source.path, Span.at(line, column),
                          f"add the missing '}}' before '{swallowed}' on line {swallowed.line}")
-        return error(UNEXPECTED_TOKEN, f"'{swallowed}' starts a new declaration, but the one before it is "
+        return error(codes.UNEXPECTED_TOKEN, f"'{swallowed}' starts a new declaration, but the one before it is "
                      "unfinished", source.path, Span.at(*_place(swallowed), len(swallowed)),
                      "complete the previous declaration: a value, a ')' or a ']' is missing before this line")
     brackets = [t for t in _open_tokens(state, ("LPAR", "LSQB"))
@@ -583,22 +573,22 @@ def describe(parser: Lark, exc: UnexpectedInput, source: Source, state,
     if brackets and (at_end or (token.line > brackets[-1].line and _CLOSERS[brackets[-1].type] in expected)):
         opener = brackets[-1]
         closer = ")" if opener.type == "LPAR" else "]"
-        return error(UNCLOSED_BRACKET, f"this '{opener}' is never closed", source.path,
+        return error(codes.UNCLOSED_BRACKET, f"this '{opener}' is never closed", source.path,
                      Span.at(*_place(opener)), f"add the missing '{closer}'")
     starts_declaration = not at_end and str(token) in DECLARATION_KEYWORDS and _first_on_line(text, token.start_pos)
     if braces and (at_end or (starts_declaration and "RBRACE" in expected)):
         line, column = _suspect_brace(text, braces[0], _error_offset(exc, text))
-        return error(UNCLOSED_BRACE, "this '{' is never closed", source.path, Span.at(line, column),
+        return error(codes.UNCLOSED_BRACE, "this '{' is never closed", source.path, Span.at(line, column),
                      "add the missing '}' at the end of the block")
     if at_end:
         line, column = _position(text, len(text.rstrip()))
-        return error(UNEXPECTED_END, "unexpected end of file", source.path, Span.at(line, column),
+        return error(codes.UNEXPECTED_END, "unexpected end of file", source.path, Span.at(line, column),
                      f"expected {describe_expected(parser, expected)}")
     if token.type == "RBRACE" and not braces:
-        return error(UNMATCHED_BRACE, "this '}' closes nothing", source.path, Span.at(token.line, token.column),
+        return error(codes.UNMATCHED_BRACE, "this '}' closes nothing", source.path, Span.at(token.line, token.column),
                      "remove it, or add the '{' it was meant to close")
     if str(token) == "/" and text[token.start_pos:token.start_pos + 2] == "//":
-        return error(UNEXPECTED_CHARACTER, "'//' does not start a comment in Lore", source.path,
+        return error(codes.UNEXPECTED_CHARACTER, "'//' does not start a comment in Lore", source.path,
                      Span.at(token.line, token.column, 2), "comments start with '#'")
     keyword = _misspelt_keyword(parser, token, expected, text, source.path)
     if keyword:
@@ -611,7 +601,7 @@ def describe(parser: Lark, exc: UnexpectedInput, source: Source, state,
         hint = "to compare two values write '=='; a single '=' assigns"
     elif token.type == "NAME" and "COMMA" in expected and ("RPAR" in expected or "RSQB" in expected):
         hint = "separate arguments and list items with ','"
-    return error(UNEXPECTED_TOKEN, f"unexpected {shown}", source.path, span, hint)
+    return error(codes.UNEXPECTED_TOKEN, f"unexpected {shown}", source.path, span, hint)
 
 
 def _bad_character(exc: UnexpectedCharacters, source: Source) -> Diagnostic:
@@ -620,12 +610,12 @@ def _bad_character(exc: UnexpectedCharacters, source: Source) -> Diagnostic:
     char = text[pos] if pos < len(text) else "?"
     span = Span.at(exc.line, exc.column)
     if char == '"':
-        return error(UNCLOSED_STRING, "this string is never closed", source.path, span,
+        return error(codes.UNCLOSED_STRING, "this string is never closed", source.path, span,
                      "end it with '\"' on the same line (strings cannot span lines)")
     hints = {"'": "strings use double quotes: \"…\"", ";": "Lore needs no ';': end a statement with a new line",
              "/": "comments start with '#'" if text[pos:pos + 2] == "//" else "'/' divides two numbers",
              "&": "write 'and'", "|": "write 'or'", "!": "write 'not', or '!=' for 'not equal'"}
-    return error(UNEXPECTED_CHARACTER, f"unexpected character {char!r}", source.path, span,
+    return error(codes.UNEXPECTED_CHARACTER, f"unexpected character {char!r}", source.path, span,
                  hints.get(char, "Lore uses '#' for comments and double quotes for strings"))
 
 
@@ -642,7 +632,7 @@ def _misspelt_keyword(parser: Lark, token: Token, expected: set[str], text: str,
         guess = did_you_mean(first.group(), known)
         if guess:
             line, column = _position(text, indent)
-            return error(UNKNOWN_KEYWORD, f"unknown keyword '{first.group()}'", path,
+            return error(codes.UNKNOWN_KEYWORD, f"unknown keyword '{first.group()}'", path,
                          Span.at(line, column, len(first.group())), f"did you mean '{guess}'?")
     if token.type != "NAME":
         return None
@@ -650,14 +640,14 @@ def _misspelt_keyword(parser: Lark, token: Token, expected: set[str], text: str,
     pool = [k for k, name in keywords.items() if name in expected] or list(known)
     guess = did_you_mean(word, pool)
     if guess and guess != word:
-        return error(UNKNOWN_KEYWORD, f"unknown keyword '{word}'", path,
+        return error(codes.UNKNOWN_KEYWORD, f"unknown keyword '{word}'", path,
                      Span.at(*_place(token), len(word)), f"did you mean '{guess}'?")
     previous_start, previous = _word_before(text, _start(token))
     if previous and previous not in keywords:
         guess = did_you_mean(previous, known)
         if guess and guess != previous:
             line, column = _position(text, previous_start)
-            return error(UNKNOWN_KEYWORD, f"unknown keyword '{previous}'", path,
+            return error(codes.UNKNOWN_KEYWORD, f"unknown keyword '{previous}'", path,
                          Span.at(line, column, len(previous)), f"did you mean '{guess}'?")
     return None
 
@@ -691,7 +681,7 @@ def drop_deep_items(tree: Tree, path: str, skipped: set[str]) -> list[Diagnostic
             continue
         _names_in(item, skipped)
         line, column = deep
-        out.append(error(TOO_DEEP, f"nested more than {MAX_DEPTH} levels deep", path, Span.at(line, column),
+        out.append(error(codes.TOO_DEEP, f"nested more than {MAX_DEPTH} levels deep", path, Span.at(line, column),
                          "split it up: name parts with 'let', or move them into functions"))
     tree.children[:] = kept
     return out

@@ -16,7 +16,7 @@ Names and texts of scenarios, packs and looks reach the event log, the terminal,
 The marks U+200E, U+200F and U+061C stay allowed: right-to-left names need them and they
 reorder nothing beyond themselves. ``check`` refuses the rest in advance with a located
 diagnostic (S125/S126 in YAML, C024/C025 in Lore strings) instead of every output escaping
-them differently; the outputs still escape what they print (:func:`~.diagnostics.printable`).
+them differently; the outputs still escape what they print (:func:`hexlore.diagnostics.printable`).
 """
 
 from __future__ import annotations

@@ -19,12 +19,9 @@ from __future__ import annotations
 import re
 from itertools import accumulate
 
-from .diagnostics import Diagnostic, Span, error
+from ..diagnostics import Diagnostic, Span, codes, error
 from .limits import MAX_INT, MAX_NESTING, MAX_TOKEN_CHARS
 
-TOKEN_TOO_LONG = "P010"
-INTEGER_TOO_LARGE = "P011"
-TOO_DEEP = "P009"
 _OPENERS, _CLOSERS = "{([", "})]"
 
 #: how many overlong tokens of one file are reported (the scan itself always runs to the end)
@@ -99,12 +96,12 @@ def scan(text: str, path: str) -> list[Diagnostic]:
         span = Span.at(line, start - line_start + 1, min(len(token), 80))
         if too_large:
             shown = token if len(token) <= 24 else f"{token[:12]}…{token[-6:]} ({len(token):,} digits)"
-            problems.append(error(INTEGER_TOO_LARGE, f"the number {shown} is larger than hexlore allows "
+            problems.append(error(codes.INTEGER_TOO_LARGE, f"the number {shown} is larger than hexlore allows "
                                   f"({MAX_INT:,})", path, span,
                                   "game values are small: check for a typo, or scale the value down"))
         else:
             kind = "string" if token[0] == '"' else "name"
-            problems.append(error(TOKEN_TOO_LONG, f"a {kind} of {len(token):,} characters is longer than "
+            problems.append(error(codes.TOKEN_TOO_LONG, f"a {kind} of {len(token):,} characters is longer than "
                                   f"the {MAX_TOKEN_CHARS:,} a Lore file may hold; the rest of the file "
                                   "is not checked", path, span,
                                   "shorten it; long texts belong in several strings or a README"))
@@ -128,7 +125,7 @@ def _gap(text: str, start: int, end: int, depth: int, path: str) -> tuple[int, D
     at = start + _first_too_deep(gap, depth)
     line_no = text.count("\n", 0, at) + 1
     column = at - (text.rfind("\n", 0, at) + 1) + 1
-    return depth_after, error(TOO_DEEP, f"brackets nested more than {MAX_NESTING} levels deep; "
+    return depth_after, error(codes.TOO_DEEP, f"brackets nested more than {MAX_NESTING} levels deep; "
                               "the rest of the file is not checked", path, Span.at(line_no, column),
                               "split it up: name parts with 'let', or move them into functions")
 
@@ -159,4 +156,4 @@ def _first_too_deep(gap: str, depth_before: int) -> int:
     return 0
 
 
-__all__ = ["INTEGER_TOO_LARGE", "TOKEN_TOO_LONG", "token_problems"]
+__all__ = ["token_problems"]

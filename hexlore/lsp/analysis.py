@@ -22,7 +22,7 @@ from pathlib import Path
 from ..compiler import RuleSet, compile_packs
 from ..dsl import ast
 from ..dsl.confine import Roots, command_line_root, confine, read_confined
-from ..dsl.diagnostics import Diagnostic, Span, error
+from ..diagnostics import Diagnostic, Span, codes, error
 from ..dsl.parser import parse_source
 
 
@@ -156,7 +156,7 @@ class Documents:
 def _refused(path: str) -> Analysis:
     """A document outside the workspace: one C023 on it, nothing read or compiled."""
     return Analysis(None, diagnostics={path: [error(
-        "C023", "this file leads outside the workspace folders; it is not read nor checked", path, Span(),
+        codes.PATH_OUTSIDE_ROOT, "this file leads outside the workspace folders; it is not read nor checked", path, Span(),
         "open the folder it belongs to as a workspace folder, or copy it into the workspace")]})
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..dsl.diagnostics import Diagnostic, Severity, Span
+from ..diagnostics import Diagnostic, Severity, Span
 
 SEVERITY = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning,
             Severity.NOTE: types.DiagnosticSeverity.Information}

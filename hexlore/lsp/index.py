@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..compiler.names import describe, signature
 from ..dsl import ast
-from ..dsl.diagnostics import Span
+from ..diagnostics import Span
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ..compiler import RuleSet
 from ..dsl import ast
-from ..dsl.diagnostics import Span
+from ..diagnostics import Span
 from .keywords import keywords
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -21,10 +21,9 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 
-from ..dsl.diagnostics import Diagnostic, Span, warning
+from ..diagnostics import Diagnostic, Span, codes, warning
 from .analysis import Analysis
 
-CUT_SHORT = "W005"
 
 #: seconds the loop waits for one analysis, unless HEXLORE_LSP_ANALYSIS_SECONDS says otherwise
 DEFAULT_CAP = 10.0
@@ -43,7 +42,7 @@ def cap_seconds() -> float:
 
 def cut_short(path: str, cap: float) -> Diagnostic:
     """The diagnostic a document gets while its analysis runs past the cap."""
-    return warning(CUT_SHORT, f"the analysis of this file took longer than {cap:g} s and was cut short: its "
+    return warning(codes.CUT_SHORT, f"the analysis of this file took longer than {cap:g} s and was cut short: its "
                    "diagnostics, completion and hover are not available until it finishes", path, Span(),
                    "split a very large pack into several files, or look for a generated or hostile file in "
                    "its folder (hexlore check FOLDER reports what is slow to check)")

@@ -28,7 +28,7 @@ from typing import Any, Sequence
 import yaml
 
 from hexlore.compiler.model import DieSpec, FaceSpec, RuleSet
-from hexlore.dsl.diagnostics import Diagnostic, Span, did_you_mean, error
+from hexlore.diagnostics import Diagnostic, Span, codes, did_you_mean, error
 from hexlore.runtime.engine.dice import Roller, chances, multiset_count, multisets
 from hexlore.runtime.engine.face_classes import FaceClass
 from hexlore.runtime.engine.game import Game, RuntimeRuleError
@@ -39,10 +39,6 @@ from hexlore.runtime.analysis.odds_tree import TooManyOutcomes, Tree
 from hexlore.runtime.analysis.stats import derive_seed, wilson
 from hexlore.runtime.analysis.scenario_tests import event_matches, action_args, apply_given
 
-BUDGET_EXCEEDED = "O001"
-BAD_ACTION = "O002"
-BAD_OUTCOME = "O003"
-NOT_ENUMERABLE = "O004"
 
 POLICIES = ("first", "greedy", "random", "scenario")
 DEFAULT_BUDGET = 50_000
@@ -94,7 +90,7 @@ def parse_actions(text: str, source: str = "--action") -> list[ActionCall]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         span = Span.at(1, mark.column + 1) if mark is not None else Span()
-        raise OddsError(BAD_ACTION, f"the action is not valid YAML: {getattr(exc, 'problem', exc)}",
+        raise OddsError(codes.BAD_ACTION, f"the action is not valid YAML: {getattr(exc, 'problem', exc)}",
                         "write it as a scenario test's do: item, e.g. "
                         "'{call: melee_attack, with: {attacker: a, target: b}}'", source, span) from None
     return actions_from(data, source)
@@ -109,11 +105,11 @@ def actions_from(data, source: str = "--action") -> list[ActionCall]:
             item = {"call": item}
         if not isinstance(item, dict) or not isinstance(item.get("call"), str) or \
                 not isinstance(item.get("with") or {}, dict) or set(item) - {"call", "with"}:
-            raise OddsError(BAD_ACTION, f"an action is a mapping with 'call' and 'with', got {item!r}",
+            raise OddsError(codes.BAD_ACTION, f"an action is a mapping with 'call' and 'with', got {item!r}",
                             "e.g. '{call: melee_attack, with: {attacker: a, target: b}}'", source)
         actions.append(ActionCall(item["call"], dict(item.get("with") or {})))
     if not actions:
-        raise OddsError(BAD_ACTION, "no action given", "name a procedure to call", source)
+        raise OddsError(codes.BAD_ACTION, "no action given", "name a procedure to call", source)
     return actions
 
 
@@ -124,10 +120,10 @@ def parse_mapping(text: str | None, source: str) -> dict:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise OddsError(BAD_ACTION, f"{source} is not valid YAML: {getattr(exc, 'problem', exc)}",
+        raise OddsError(codes.BAD_ACTION, f"{source} is not valid YAML: {getattr(exc, 'problem', exc)}",
                         "write a flow mapping, e.g. '{a1: {hex: F5}}'", source) from None
     if not isinstance(data, dict):
-        raise OddsError(BAD_ACTION, f"{source} must be a mapping, got {data!r}",
+        raise OddsError(codes.BAD_ACTION, f"{source} must be a mapping, got {data!r}",
                         "write a flow mapping, e.g. '{a1: {hex: F5}}'", source)
     return data
 
@@ -203,7 +199,7 @@ def parse_outcome(text: str, game: Game) -> OutcomeSpec:
     raw = text.strip()
 
     def bad(message, hint=None):
-        return OddsError(BAD_OUTCOME, message, hint, "--outcome", Span.at(1, 1, len(raw)))
+        return OddsError(codes.BAD_OUTCOME, message, hint, "--outcome", Span.at(1, 1, len(raw)))
 
     if raw == "winner":
         return OutcomeSpec(raw, "winner")
@@ -459,19 +455,19 @@ class _Runner:
 
     def __init__(self, q: Question):
         if q.policy not in POLICIES:
-            raise OddsError(BAD_ACTION, f"no policy named '{q.policy}'", f"policies: {', '.join(POLICIES)}",
+            raise OddsError(codes.BAD_ACTION, f"no policy named '{q.policy}'", f"policies: {', '.join(POLICIES)}",
                             "--policy")
         self.policies = _side_policies(q)
         game = Game(q.rules, q.scenario, seed=0, decisions={}, policies=self.policies)
         failures: list[str] = []
         apply_given(game, q.given, failures.append)
         if failures:
-            raise OddsError(BAD_ACTION, "; ".join(failures), "check the units and fields of --given", "--given")
+            raise OddsError(codes.BAD_ACTION, "; ".join(failures), "check the units and fields of --given", "--given")
         self.calls = []
         for action in q.actions:
             args = action_args(game, action.call, action.args, failures.append)
             if args is None:
-                raise OddsError(BAD_ACTION, "; ".join(failures), "an action is a procedure of the packs "
+                raise OddsError(codes.BAD_ACTION, "; ".join(failures), "an action is a procedure of the packs "
                                 "and its arguments, as in a scenario test's do:", "--action")
             self.calls.append((action.call, args))
         self.specs = [parse_outcome(t, game) for t in q.outcome] if q.outcome else default_outcome(game, q)
@@ -549,14 +545,14 @@ def enumerate_odds(q: Question, budget: int = DEFAULT_BUDGET) -> OddsResult:
     except TooManyOutcomes as exc:
         raise _too_many(budget, exc) from None
     except _NotEnumerable as exc:
-        raise OddsError(NOT_ENUMERABLE, str(exc), "estimate instead with --samples N") from None
+        raise OddsError(codes.NOT_ENUMERABLE, str(exc), "estimate instead with --samples N") from None
     except RuntimeRuleError as exc:
         raise _located(exc, game) from None
     return _result(q, runner.specs, tally, tree.ends)
 
 
 def _too_many(budget: int, exc: Exception) -> OddsError:
-    return OddsError(BUDGET_EXCEEDED, f"more than {budget} dice outcomes to enumerate ({exc})",
+    return OddsError(codes.BUDGET_EXCEEDED, f"more than {budget} dice outcomes to enumerate ({exc})",
                      "estimate instead with --samples N (seeded Monte Carlo with a 95% interval), "
                      "or raise --budget")
 
@@ -564,7 +560,7 @@ def _too_many(budget: int, exc: Exception) -> OddsError:
 def _result(q: Question, specs: list[OutcomeSpec], tally: dict[tuple, Fraction], runs: int) -> OddsResult:
     total = sum(tally.values(), Fraction(0))
     if total != 1:  # by construction; a failure here means the runs were not deterministic
-        raise OddsError(NOT_ENUMERABLE, f"the enumerated chances add up to {total}, not 1")
+        raise OddsError(codes.NOT_ENUMERABLE, f"the enumerated chances add up to {total}, not 1")
     columns, merged = _rows(specs, tally, bool(q.outcome))
     rows = [OddsRow(k, p) for k, p in sorted(merged.items(), key=lambda kv: tuple(map(_order, kv[0])))]
     return OddsResult(columns, rows, True, runs, q.policy)
@@ -596,7 +592,7 @@ def _replayed(q: Question, runner: "_Runner", budget: int) -> OddsResult:
     except _BudgetExceeded as exc:
         raise _too_many(budget, exc) from None
     except _NotEnumerable as exc:
-        raise OddsError(NOT_ENUMERABLE, str(exc), "estimate instead with --samples N") from None
+        raise OddsError(codes.NOT_ENUMERABLE, str(exc), "estimate instead with --samples N") from None
     except RuntimeRuleError as exc:
         raise _located(exc, runner.replayer.game) from None
     return _result(q, specs, tally, runs)
@@ -605,7 +601,7 @@ def _replayed(q: Question, runner: "_Runner", budget: int) -> OddsResult:
 def sample_odds(q: Question, samples: int, seed: int = 0) -> OddsResult:
     """A Monte Carlo estimate from ``samples`` seeded runs, each value with a 95% Wilson interval."""
     if samples <= 0:
-        raise OddsError(BAD_ACTION, "samples must be positive", "e.g. --samples 10000", "--samples")
+        raise OddsError(codes.BAD_ACTION, "samples must be positive", "e.g. --samples 10000", "--samples")
     runner = _Runner(q)
     specs = runner.specs
     tally: dict[tuple, int] = {}

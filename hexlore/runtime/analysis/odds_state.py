@@ -35,7 +35,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, cast
 
-from hexlore.runtime.analysis.odds import (BAD_ACTION, DEFAULT_BUDGET, OddsError, OddsResult, OddsRow, OutcomeSpec,
+from hexlore.diagnostics import codes
+from hexlore.runtime.analysis.odds import (DEFAULT_BUDGET, OddsError, OddsResult, OddsRow, OutcomeSpec,
                                            _NoShuffle, _NotEnumerable, _order, parse_outcome)
 from hexlore.runtime.analysis.odds_tree import TooManyOutcomes, Tree
 from hexlore.runtime.engine.bounds import MAX_LIST_ITEMS, GameOver
@@ -92,10 +93,10 @@ def game_at(rules, scenario, at: int, seed: int | None = None) -> Game:
     decision among several options (``hexlore odds SCENARIO --at N``). Raises
     :class:`~.odds.OddsError` (``O002``) when the game ends first or cannot be stepped."""
     if at < 1:
-        raise OddsError(BAD_ACTION, f"--at counts decisions from 1, got {at}", "e.g. --at 1", "--at")
+        raise OddsError(codes.BAD_ACTION, f"--at counts decisions from 1, got {at}", "e.g. --at 1", "--at")
     game = Game(rules, scenario, seed=seed)
     if game.compiled.not_resumable is not None:
-        raise OddsError(BAD_ACTION, f"these rules cannot be stopped at a decision: {game.compiled.not_resumable}",
+        raise OddsError(codes.BAD_ACTION, f"these rules cannot be stopped at a decision: {game.compiled.not_resumable}",
                         "ask the odds of an action instead (--action)", "--at")
     request = game.start()
     seen = 1 if request is not None else 0
@@ -103,7 +104,7 @@ def game_at(rules, scenario, at: int, seed: int | None = None) -> Game:
         request = game.apply()
         seen += request is not None
     if request is None:
-        raise OddsError(BAD_ACTION, f"the game ended before its decision #{at} (it had {seen})",
+        raise OddsError(codes.BAD_ACTION, f"the game ended before its decision #{at} (it had {seen})",
                         "choose a smaller --at (hexlore run --log shows the decisions, those with options > 1)",
                         "--at")
     return game

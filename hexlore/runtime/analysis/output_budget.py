@@ -21,12 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hexlore.dsl.diagnostics import Diagnostic, Severity, Span
+from hexlore.diagnostics import Diagnostic, Severity, Span, codes
 from hexlore.dsl.limits import MAX_DRAWN_HEXES, MAX_PAGE_BYTES, MAX_REPLAY_CELLS, MAX_SWEEP_GAMES
-
-BOARD_TOO_LARGE_TO_DRAW = "S127"
-REPLAY_TOO_LARGE = "S128"
-TOO_MANY_GAMES = "S129"
 
 
 @dataclass(eq=False)
@@ -48,7 +44,7 @@ def too_large_to_draw(hexes: int) -> OutputTooLarge | None:
     """Why a board of ``hexes`` hexes is not drawn, or None when it may be."""
     if hexes <= MAX_DRAWN_HEXES:
         return None
-    return OutputTooLarge(BOARD_TOO_LARGE_TO_DRAW,
+    return OutputTooLarge(codes.BOARD_TOO_LARGE_TO_DRAW,
                           f"the board has {hexes:,} hexes, more than a picture or a replay page draws "
                           f"({MAX_DRAWN_HEXES:,})",
                           "the game plays, but 'render', 'run --html' and 'replay' refuse to draw it: use a "
@@ -68,7 +64,7 @@ def sweep_problem(games: int) -> Diagnostic | None:
     """``S129`` at ``--games`` when a sweep asks for more games than one sweep plays."""
     if games <= MAX_SWEEP_GAMES:
         return None
-    return OutputTooLarge(TOO_MANY_GAMES, f"a sweep of {games:,} games is more than one sweep plays "
+    return OutputTooLarge(codes.TOO_MANY_GAMES, f"a sweep of {games:,} games is more than one sweep plays "
                           f"({MAX_SWEEP_GAMES:,})",
                           f"sweep at most {MAX_SWEEP_GAMES:,} games at a time; for more, run several sweeps "
                           "with different --seed").diagnostic("--games")
@@ -92,7 +88,7 @@ class RecordingBudget:
     def compare(self, cells: int, entries: int) -> None:
         self.cells -= cells
         if self.cells < 0:
-            raise OutputTooLarge(REPLAY_TOO_LARGE,
+            raise OutputTooLarge(codes.REPLAY_TOO_LARGE,
                                  f"the replay passed its budget of {MAX_REPLAY_CELLS:,} cells (hexes and units "
                                  f"compared before each log entry) at entry {entries:,}",
                                  "the game and its log are whole; a replay shows a shorter game or a smaller "
@@ -107,7 +103,7 @@ class RecordingBudget:
 def page_too_large(size: int | str) -> OutputTooLarge:
     """``S128`` for a page of ``size`` bytes (a number, or a text such as "more than N")."""
     shown = f"{size:,}" if isinstance(size, int) else size
-    return OutputTooLarge(REPLAY_TOO_LARGE,
+    return OutputTooLarge(codes.REPLAY_TOO_LARGE,
                           f"the replay page would hold {shown} bytes, more than a page may ({MAX_PAGE_BYTES:,})",
                           "the game and its log are whole; a replay shows a shorter game: play fewer rounds "
                           "(--max-rounds N) or leave out --html")
@@ -125,5 +121,5 @@ def check_page(html: str) -> str:
 def located(refused: OutputTooLarge, scenario) -> Diagnostic:
     """A refusal as an error in ``scenario``'s file: at its ``board:`` for a board too large to
     draw, at the top for a replay past its budget (no one line of the scenario made it)."""
-    span = scenario.span_of("board") if refused.code == BOARD_TOO_LARGE_TO_DRAW else Span()
+    span = scenario.span_of("board") if refused.code == codes.BOARD_TOO_LARGE_TO_DRAW else Span()
     return refused.diagnostic(scenario.path, span)

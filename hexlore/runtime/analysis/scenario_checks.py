@@ -27,23 +27,17 @@ from typing import TYPE_CHECKING
 from hexlore.compiler.model import RuleSet
 from hexlore.compiler.types import Type
 from hexlore.compiler.usage import OCCUPANCY_RULE
-from hexlore.dsl.diagnostics import Diagnostic, did_you_mean, error
+from hexlore.diagnostics import Diagnostic, codes, did_you_mean, error
 from hexlore.runtime.analysis.output_budget import board_problem
 from hexlore.runtime.engine.setup import CheckedSetUp, check_set_up
 from hexlore.runtime.geometry.grid import Hex
-from hexlore.runtime.scenarios.model import UNKNOWN_FIELD, Scenario, ScenarioTest
+from hexlore.runtime.scenarios.model import Scenario, ScenarioTest
 
 if TYPE_CHECKING:
     from hexlore.runtime.engine.game import Game
 
 __all__ = ["OCCUPANCY_RULE", "check_against_rules"]
 
-UNIT_MAY_NOT_OCCUPY = "S107"
-UNKNOWN_EVENT = "S110"
-UNKNOWN_EVENT_ARGUMENT = "S111"
-UNKNOWN_PROCEDURE = "S112"
-BAD_ARGUMENTS = "S113"
-UNKNOWN_FACE = "S114"
 
 #: The function a pack declares to say which unit may stand on which hex.
 
@@ -99,7 +93,7 @@ def occupancy_problems(rules: RuleSet, scenario: Scenario) -> list[Diagnostic]:
     if spec is None:
         return []
     if not _is_occupancy_rule(spec):
-        return [error(UNIT_MAY_NOT_OCCUPY, f"'{OCCUPANCY_RULE}' is the occupancy rule, but it does not take "
+        return [error(codes.UNIT_MAY_NOT_OCCUPY, f"'{OCCUPANCY_RULE}' is the occupancy rule, but it does not take "
                       "a unit and a hex and return a bool", spec.origin.file, spec.origin.span,
                       f"declare it as 'function {OCCUPANCY_RULE}(u: unit, h: hex) -> bool = …', "
                       "or rename it if it means something else")]
@@ -146,7 +140,7 @@ def _occupy(game: Game, unit, h: Hex, scenario: Scenario, path: tuple) -> list[D
     where = game.state.board.label(h)
     terrain = game.state.hex_fields.get(h, {}).get("terrain")
     what = f" ({terrain.name})" if terrain is not None else ""
-    return [error(UNIT_MAY_NOT_OCCUPY,
+    return [error(codes.UNIT_MAY_NOT_OCCUPY,
                   f"unit '{unit.id}' ({unit.definition.name}) may not occupy {where}{what}",
                   scenario.path, scenario.span_of(*path),
                   f"the packs' rule {OCCUPANCY_RULE}({unit.definition.name}, {where}) is false: "
@@ -210,7 +204,7 @@ class _TestChecker:
                 if key == "hex":
                     continue
                 if key not in unit_fields:
-                    self.fail(UNKNOWN_FIELD, f"units have no field '{key}'", path,
+                    self.fail(codes.UNKNOWN_SCENARIO_FIELD, f"units have no field '{key}'", path,
                               _hint(key, unit_fields, "unit fields: " + ", ".join(sorted(unit_fields))), key=True)
                 else:
                     self.value(value, unit_fields[key].type, path)
@@ -221,20 +215,20 @@ class _TestChecker:
             path = self.base + ("do", j)
             proc = procedures.get(self.rules.find(procedures, action.call) or "")
             if proc is None:
-                self.fail(UNKNOWN_PROCEDURE, f"no procedure '{action.call}' in the packs", path + ("call",),
+                self.fail(codes.UNKNOWN_PROCEDURE, f"no procedure '{action.call}' in the packs", path + ("call",),
                           self.rules.name_hint(procedures, action.call) or _hint(action.call, procedures))
                 continue
             params = {p.name: p for p in proc.params}
             for arg, value in action.args.items():
                 if arg not in params:
                     listing = f"its parameters: {', '.join(params) or 'none'}"
-                    self.fail(BAD_ARGUMENTS, f"procedure '{action.call}' has no parameter '{arg}'",
+                    self.fail(codes.BAD_ARGUMENTS, f"procedure '{action.call}' has no parameter '{arg}'",
                               path + ("with", arg), _hint(arg, params, listing), key=True)
                 else:
                     self.value(value, params[arg].type, path + ("with", arg))
             for p in proc.params:
                 if p.name not in action.args and p.default is None:
-                    self.fail(BAD_ARGUMENTS, f"procedure '{action.call}' needs argument '{p.name}'",
+                    self.fail(codes.BAD_ARGUMENTS, f"procedure '{action.call}' needs argument '{p.name}'",
                               path + ("call",), f"add '{p.name}: …' under 'with:'")
 
     def dice(self) -> None:
@@ -242,7 +236,7 @@ class _TestChecker:
         for k, roll in enumerate(self.test.dice):
             for m, face in enumerate(roll):
                 if str(face) not in faces:
-                    self.fail(UNKNOWN_FACE, f"no die of the packs has a face '{face}'",
+                    self.fail(codes.UNKNOWN_FACE, f"no die of the packs has a face '{face}'",
                               self.base + ("dice", k, m), _hint(str(face), faces))
 
     def events(self) -> None:
@@ -253,7 +247,7 @@ class _TestChecker:
                 name = str(wanted.get("event"))
                 spec = events.get(self.rules.find(events, name) or "")
                 if spec is None:
-                    self.fail(UNKNOWN_EVENT, f"no event '{name}' in the packs", path + ("event",),
+                    self.fail(codes.UNKNOWN_EVENT, f"no event '{name}' in the packs", path + ("event",),
                               self.rules.name_hint(events, name) or _hint(name, events))
                     continue
                 params = {p.name: p.type for p in spec.params}
@@ -262,7 +256,7 @@ class _TestChecker:
                         continue
                     if arg not in params:
                         listing = f"its arguments: {', '.join(params) or 'none'}"
-                        self.fail(UNKNOWN_EVENT_ARGUMENT, f"event '{name}' has no argument '{arg}'",
+                        self.fail(codes.UNKNOWN_EVENT_ARGUMENT, f"event '{name}' has no argument '{arg}'",
                                   path + (arg,), _hint(str(arg), params, listing), key=True)
                     else:
                         self.value(value, params[arg], path + (arg,))
@@ -278,7 +272,7 @@ class _TestChecker:
                         continue
                     if key not in declared:
                         listing = f"{kind} fields: " + ", ".join(sorted(declared))
-                        self.fail(UNKNOWN_FIELD, f"{owner} have no field '{key}'", path,
+                        self.fail(codes.UNKNOWN_SCENARIO_FIELD, f"{owner} have no field '{key}'", path,
                                   _hint(key, declared, listing), key=True)
                     else:
                         self.value(value, declared[key].type, path)

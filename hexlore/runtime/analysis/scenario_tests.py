@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hexlore.compiler.model import RuleSet
-from hexlore.dsl.diagnostics import Diagnostic, Span, did_you_mean
+from hexlore.diagnostics import Diagnostic, Span, did_you_mean
 from hexlore.runtime.engine.game import Game, RuntimeRuleError, ScenarioError
 from hexlore.runtime.engine.dice import Roller
 from hexlore.runtime.geometry.grid import Hex

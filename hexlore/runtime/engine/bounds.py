@@ -12,6 +12,7 @@ from typing import TypeVar
 
 from hexlore.compiler import ir
 from hexlore.compiler.model import FaceSpec
+from hexlore.diagnostics import codes
 #: events nested in events (a trigger emitting, its triggers emitting…) at most this deep (the
 #: same bound for the generated code and the runtime: hexlore/dsl/limits.py)
 from hexlore.dsl import limits
@@ -23,7 +24,7 @@ MAX_EVENT_DEPTH = limits.MAX_EVENT_DEPTH
 class RuleError(Exception):
     """A rule failed at run time (a none where a unit was needed, a bound exceeded…)."""
 
-    code = "R001"
+    code = codes.RULE_ERROR
 
     def __init__(self, message: str, origin: ir.Origin | None = None, hint: str | None = None):
         super().__init__(message)
@@ -35,7 +36,7 @@ class NumberOutOfRange(RuleError):
     """Arithmetic whose result leaves ±MAX_INT (R002): integers in hexlore are bounded so that
     a rule that squares a number in a loop stops at once instead of growing it for ever."""
 
-    code = "R002"
+    code = codes.NUMBER_OUT_OF_RANGE
 
 
 def out_of_range(value: int, op: str, origin: ir.Origin | None) -> NumberOutOfRange:
@@ -48,7 +49,7 @@ class PreconditionFailed(RuleError):
     """A ``require`` of the rules does not hold (R003): the action asked for is not one the
     rules allow here (a target out of reach, a unit already eliminated)."""
 
-    code = "R003"
+    code = codes.PRECONDITION_FAILED
 
 
 def precondition_failed(message: str | None, origin: ir.Origin | None):

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from hexlore.compiler.model import RuleSet
-from hexlore.dsl.diagnostics import did_you_mean
+from hexlore.diagnostics import codes, did_you_mean
 from hexlore.runtime.geometry.grid import Hex
-from hexlore.runtime.scenarios.model import UNKNOWN_FIELD, UNKNOWN_IN_TEST, UNKNOWN_SIDE, UNKNOWN_UNIT_TYPE, unknown_side_message
+from hexlore.runtime.scenarios.model import unknown_side_message
 from hexlore.runtime.engine.state import GameState, Unit, label
 
 
@@ -30,8 +30,6 @@ class SettingUp(Protocol):
     state: GameState
     values: Any  # setup.ScenarioValues (setup imports this module)
 
-NOT_A_CAMPAIGN_FIELD = "S115"
-ID_TAKEN = "S116"
 
 
 @dataclass(frozen=True)
@@ -79,17 +77,17 @@ def add_campaign_units(game: SettingUp, cast: Cast, problems: list) -> None:
             guess = did_you_mean(cu.type, names)
             game.values.report_problem(problems, f"no unit type '{cu.type}' in the packs", *cu.path, "type", doc=cu.sheet,
                           hint=f"did you mean '{guess}'?" if guess else f"unit types: {', '.join(names)}",
-                          code=UNKNOWN_UNIT_TYPE)
+                          code=codes.UNKNOWN_UNIT_TYPE)
         side = st.side(cu.side)
         if side is None and cu.campaign is not None:
             game.values.report_problem(problems, unknown_side_message(cu.id, cu.side), *cu.side_path, doc=cu.campaign,
-                          code=UNKNOWN_SIDE, hint=_guess(cu.side, [s.name for s in st.sides], "sides are: "))
+                          code=codes.UNKNOWN_SIDE, hint=_guess(cu.side, [s.name for s in st.sides], "sides are: "))
         if side is None or d is None or d.kind != "unit":
             continue
         if cu.id in st.units:
             if not cu.check_only:
                 game.values.report_problem(problems, f"the scenario already has a unit '{cu.id}'", *cu.side_path,
-                              doc=cu.campaign, code=ID_TAKEN, key=True,
+                              doc=cu.campaign, code=codes.ID_TAKEN, key=True,
                               hint="a campaign unit keeps its sheet id in every game: rename the scenario's unit")
             continue
         fields = {k: (list(v) if isinstance(v, list) else v) for k, v in game.values.definition_values(d).items()}
@@ -103,13 +101,13 @@ def add_campaign_units(game: SettingUp, cast: Cast, problems: list) -> None:
             path = (*cu.path, "fields", fname)
             spec = unit_fields.get(fname)
             if spec is None:
-                game.values.report_problem(problems, f"units have no field '{fname}'", *path, doc=cu.sheet, code=UNKNOWN_FIELD,
+                game.values.report_problem(problems, f"units have no field '{fname}'", *path, doc=cu.sheet, code=codes.UNKNOWN_SCENARIO_FIELD,
                               key=True, hint=_guess(fname, [n for n, f in unit_fields.items() if f.campaign],
                                                     "campaign fields: "))
             elif not spec.campaign:
                 campaign_fields = sorted(n for n, f in unit_fields.items() if f.campaign)
                 game.values.report_problem(problems, f"'{fname}' is not a campaign field", *path, doc=cu.sheet,
-                              code=NOT_A_CAMPAIGN_FIELD, key=True,
+                              code=codes.NOT_A_CAMPAIGN_FIELD, key=True,
                               hint="a sheet keeps campaign fields only (declared with 'campaign fields unit "
                                    "{ … }')" + (f"; campaign fields: {', '.join(campaign_fields)}"
                                                 if campaign_fields else "; the packs declare none"))
@@ -135,7 +133,7 @@ def _sheet_unit(game: SettingUp, cast: Cast, here: set[str], value, problems, pa
     if uid in here:
         return game.state.units[uid]
     if uid not in cast.sheet_ids:
-        game.values.report_problem(problems, f"no unit with id '{uid}' on the sheet", *path, doc=sheet, code=UNKNOWN_IN_TEST,
+        game.values.report_problem(problems, f"no unit with id '{uid}' on the sheet", *path, doc=sheet, code=codes.UNKNOWN_IN_TEST,
                       hint=_guess(uid, cast.sheet_ids, "a unit-typed field names another unit of the sheet; "
                                                         "units of the sheet: "))
     return None  # a unit of the sheet that sits this game out

@@ -18,7 +18,7 @@ from typing import Callable, Iterator, Mapping
 from hexlore.compiler import ir
 from hexlore.compiler.memo_plan import new_lists
 from hexlore.compiler.model import FaceSpec, RuleSet
-from hexlore.dsl.diagnostics import Diagnostic, Span, error
+from hexlore.diagnostics import Diagnostic, Span, codes, error
 from hexlore.runtime.engine.builtins import make_builtins
 from hexlore.runtime.engine.cast import Cast, add_campaign_units
 from hexlore.runtime.engine.dice import DiceSource, ForcedRollError, Roller, multiset_count, multisets
@@ -39,8 +39,6 @@ from hexlore.runtime.engine.state import EventRecord, GameState, Side
 DEFAULT_MAX_ROUNDS = 100
 #: a pending roll with more distinct outcomes than this is refused by Game.chance_outcomes
 MAX_CHANCE_OUTCOMES = 100_000
-
-RULE_ERROR = "R001"
 
 
 class ScenarioError(Exception):
@@ -625,7 +623,7 @@ class Game:
         each roll and decision answered by the game as the direct form answers it: the same
         game, the same log (a test plays every recorded seed both ways)."""
         if self.rules.game is None:
-            raise RuntimeRuleError(error(RULE_ERROR, "the packs declare no 'game': nothing to play",
+            raise RuntimeRuleError(error(codes.RULE_ERROR, "the packs declare no 'game': nothing to play",
                                          self.scenario.path, Span(), "add 'game NAME { round { … } }'"))
         limit = self._round_limit(max_rounds)
         searchers = [p.name for p in self.policies.values() if getattr(p, "needs_forks", False)]
@@ -633,7 +631,7 @@ class Game:
             if self.compiled.not_resumable is not None:
                 if searchers:
                     raise RuntimeRuleError(error(
-                        RULE_ERROR, f"the '{searchers[0]}' player needs rules it can stop and fork, but "
+                        codes.RULE_ERROR, f"the '{searchers[0]}' player needs rules it can stop and fork, but "
                         f"{self.compiled.not_resumable}", self.scenario.path, Span(),
                         "give the sides another player (greedy, random, first)"))
                 raise ValueError(f"these rules have no resumable form: {self.compiled.not_resumable}")
@@ -697,7 +695,7 @@ class Game:
             origin = (rule_error(exc) or exc).origin or ir.NOWHERE  # a RuleError comes back located, never None
             raise RuntimeRuleError(error(exc.code, str(exc), origin.file, origin.span, exc.hint)) from exc
         except RecursionError as exc:
-            raise RuntimeRuleError(error(RULE_ERROR, "rules nested too deeply", self.scenario.path,
+            raise RuntimeRuleError(error(codes.RULE_ERROR, "rules nested too deeply", self.scenario.path,
                                          Span())) from exc
         except (TypeError, ValueError, KeyError, AttributeError, IndexError, ZeroDivisionError) as exc:
             found = rule_error(exc)
@@ -706,7 +704,7 @@ class Game:
                 raise RuntimeRuleError(error(found.code, str(found), origin.file, origin.span,
                                              found.hint)) from exc
             # the compiler should have caught this; report it rather than crash
-            raise RuntimeRuleError(error(RULE_ERROR, f"rules failed at run time: {exc!r}",
+            raise RuntimeRuleError(error(codes.RULE_ERROR, f"rules failed at run time: {exc!r}",
                                          self.scenario.path, Span(),
                                          "please report this: the compiler let an ill-typed rule through"))\
                 from exc

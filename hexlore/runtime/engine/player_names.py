@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hexlore.dsl.diagnostics import did_you_mean
+from hexlore.diagnostics import did_you_mean
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,10 @@ from hexlore.compiler import ir
 from hexlore.compiler.builtins import ENUMS as BUILTIN_ENUMS, enum_value
 from hexlore.compiler.model import DefinitionSpec, RuleSet
 from hexlore.compiler.types import Type
-from hexlore.dsl.diagnostics import Span, did_you_mean, error
+from hexlore.diagnostics import codes, Span, did_you_mean, error
 from hexlore.runtime.engine.cast import Cast, add_campaign_units
 from hexlore.runtime.engine.state import GameState, Side, Unit
-from hexlore.runtime.scenarios.model import (HEX_NOT_ON_BOARD, NO_DECK_FIELD, UNKNOWN_DEFINITION, UNKNOWN_FIELD,
-                                             UNKNOWN_IN_TEST, UNKNOWN_OPTION, UNKNOWN_SIDE, UNKNOWN_TERRAIN,
-                                             UNKNOWN_UNIT_TYPE, WRONG_VALUE, unknown_side_message)
+from hexlore.runtime.scenarios.model import unknown_side_message
 
 if TYPE_CHECKING:
     from hexlore.runtime.engine.game import Game
@@ -51,7 +49,7 @@ class ScenarioValues:
     def const(self, node: ir.X):
         return self._evaluate(node)
 
-    def report_problem(self, problems, message, *path, hint=None, code=WRONG_VALUE, key=False, doc=None):
+    def report_problem(self, problems, message, *path, hint=None, code=codes.WRONG_VALUE, key=False, doc=None):
         """A problem at a YAML node of the scenario (at its key, for names that are keys).
 
         ``doc``: another loaded file the value comes from (a campaign sheet), else the scenario.
@@ -143,19 +141,19 @@ class ScenarioValues:
             try:
                 return self.state.board.parse_label(str(value))
             except ValueError as exc:
-                problem(str(exc), code=HEX_NOT_ON_BOARD)
+                problem(str(exc), code=codes.HEX_NOT_ON_BOARD)
                 return None
         if name == "side":
             side = self.state.side(str(value))
             if side is None:
-                problem(f"no side named '{value}'", code=UNKNOWN_IN_TEST,
+                problem(f"no side named '{value}'", code=codes.UNKNOWN_IN_TEST,
                         hint=_guess(str(value), [s.name for s in self.state.sides]))
             return side
         if name == "unit":
             unit = self.state.units.get(str(value))
             if unit is None:
                 guess = did_you_mean(str(value), self.state.units)
-                problem(f"no unit with id '{value}'", code=UNKNOWN_IN_TEST,
+                problem(f"no unit with id '{value}'", code=codes.UNKNOWN_IN_TEST,
                         hint=f"did you mean '{guess}'?" if guess else None)
             return unit
         kind = "unit" if name == "unit_type" else name
@@ -163,7 +161,7 @@ class ScenarioValues:
         if d is None or d.kind != kind:
             names = [x.name for x in rules.definitions_of(kind)]
             guess = did_you_mean(str(value), names)
-            problem(f"no {kind} named '{value}' in the packs", code=UNKNOWN_DEFINITION,
+            problem(f"no {kind} named '{value}' in the packs", code=codes.UNKNOWN_DEFINITION,
                     hint=rules.name_hint(rules.definitions, str(value))
                     or (f"did you mean '{guess}'?" if guess else f"known: {', '.join(names[:12])}"))
         return d
@@ -232,7 +230,7 @@ def _constants(game, values: ScenarioValues, problems: list) -> None:
             guess = did_you_mean(name, rules.options)
             values.report_problem(problems, f"the packs have no option '{name}'", "options", name,
                           hint=rules.name_hint(rules.options, name) or (f"did you mean '{guess}'?" if guess else
-                          f"options: {', '.join(sorted(rules.options)) or 'none'}"), code=UNKNOWN_OPTION,
+                          f"options: {', '.join(sorted(rules.options)) or 'none'}"), code=codes.UNKNOWN_OPTION,
                           key=True)
             continue
         converted = values.convert(value, rules.options[key].type, problems, ("options", name))
@@ -253,7 +251,7 @@ def _state(game, values: ScenarioValues, problems: list) -> None:
             if fspec is None:
                 values.report_problem(problems, f"sides have no field '{fname}'", "sides", i, "fields", fname,
                               hint=_guess(fname, rules.kinds["side"].fields, "side fields: "),
-                              code=UNKNOWN_FIELD, key=True)
+                              code=codes.UNKNOWN_SCENARIO_FIELD, key=True)
                 continue
             side.f[fname] = values.convert(value, fspec.type, problems, ("sides", i, "fields", fname))
     default_terrain = None
@@ -275,7 +273,7 @@ def _state(game, values: ScenarioValues, problems: list) -> None:
             values.report_problem(problems, f"no terrain named '{tname}' in the packs", "board", "terrain", tname,
                           hint=rules.name_hint(rules.definitions, tname) or
                           (f"did you mean '{guess}'?" if guess else f"terrains: {', '.join(names)}"),
-                          code=UNKNOWN_TERRAIN, key=True)
+                          code=codes.UNKNOWN_TERRAIN, key=True)
             continue
         st.hex_fields[h]["terrain"] = d
     unit_kind = rules.kinds["unit"]
@@ -288,7 +286,7 @@ def _state(game, values: ScenarioValues, problems: list) -> None:
             values.report_problem(problems, f"no unit type '{placement.type}' in the packs", "units", i, "type",
                           hint=rules.name_hint(rules.definitions, placement.type) or
                           (f"did you mean '{guess}'?" if guess else f"unit types: {', '.join(names)}"),
-                          code=UNKNOWN_UNIT_TYPE)
+                          code=codes.UNKNOWN_UNIT_TYPE)
             continue
         side = st.side(placement.side)
         if side is None:
@@ -297,7 +295,7 @@ def _state(game, values: ScenarioValues, problems: list) -> None:
             # found unknown (a scenario it built has side_names): it said so, with a hint
             if getattr(sc, "side_names", None) is None and (lacks is None or lacks(placement.side)):
                 values.report_problem(problems, unknown_side_message(placement.id, placement.side), "units", i,
-                              "side", code=UNKNOWN_SIDE)
+                              "side", code=codes.UNKNOWN_SIDE)
             continue
         if placement.id in st.units:  # a duplicate id (reported by the loader): keep the first
             continue
@@ -314,7 +312,7 @@ def _state(game, values: ScenarioValues, problems: list) -> None:
             fspec = unit_kind.fields.get(fname)
             if fspec is None:
                 values.report_problem(problems, f"units have no field '{fname}'", "units", i, "fields", fname,
-                              hint=_guess(fname, unit_kind.fields, "unit fields: "), code=UNKNOWN_FIELD,
+                              hint=_guess(fname, unit_kind.fields, "unit fields: "), code=codes.UNKNOWN_SCENARIO_FIELD,
                               key=True)
                 continue
             unit.f[fname] = values.convert(value, fspec.type, problems, ("units", i, "fields", fname))
@@ -325,7 +323,7 @@ def _state(game, values: ScenarioValues, problems: list) -> None:
             guess = did_you_mean(fname, decks)
             values.report_problem(problems, f"the game has no list field '{fname}' to hold a deck", "decks", fname,
                           hint=f"did you mean '{guess}'?" if guess else
-                          "declare it with 'fields game { NAME: list of card = [] }'", code=NO_DECK_FIELD,
+                          "declare it with 'fields game { NAME: list of card = [] }'", code=codes.NO_DECK_FIELD,
                           key=True)
             continue
         pile = []

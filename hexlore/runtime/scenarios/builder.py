@@ -11,14 +11,11 @@ from typing import Any
 
 from hexlore.dsl.limits import MAX_CARDS
 
-from hexlore.dsl.diagnostics import Diagnostic, Source, Span, did_you_mean, error
+from hexlore.diagnostics import Diagnostic, Source, Span, codes, did_you_mean, error
 from hexlore.runtime.geometry.grid import Board, Hex
 from hexlore.runtime.scenarios.located_yaml import JsonPath, SpanIndexer, nearest_span
-from hexlore.runtime.scenarios.model import (DUPLICATE_NAME, HEX_NOT_ON_BOARD, NO_OWN_EDGE, STACKED, TWO_TERRAINS,
-                                            UNKNOWN_IN_TEST, UNKNOWN_SIDE, Action, NameSet, Scenario, ScenarioTest,
+from hexlore.runtime.scenarios.model import (Action, NameSet, Scenario, ScenarioTest,
                                             SideSpec, UnitPlacement, unknown_side_message)
-
-TOO_MANY_CARDS = "S015"
 
 
 class ScenarioBuilder:
@@ -74,7 +71,7 @@ class ScenarioBuilder:
         except ValueError as exc:
             hint = ("hexagon boards use axial 'q,r' labels, e.g. '0,0'" if board.parity is None
                     else "labels are a column letter then a row number, e.g. 'F5'")
-            self.fail(HEX_NOT_ON_BOARD, str(exc), path, hint)
+            self.fail(codes.HEX_NOT_ON_BOARD, str(exc), path, hint)
             return None
 
     def board(self) -> Board:
@@ -88,10 +85,10 @@ class ScenarioBuilder:
                 board = Board.from_mask(spec["rows"], spec.get("parity", "odd"))
                 if len(board):
                     return board
-                self.fail("S004", "the mask has no hex", ("board", "rows"),
+                self.fail(codes.HEX_NOT_ON_BOARD, "the mask has no hex", ("board", "rows"),
                           "draw each hex with a character other than a space or '-', e.g. 'x'")
         except ValueError as exc:  # the schema should prevent this; report, don't crash
-            self.fail(HEX_NOT_ON_BOARD, str(exc), ("board",))
+            self.fail(codes.HEX_NOT_ON_BOARD, str(exc), ("board",))
         return Board.battlelore()
 
     def board_is_sound(self) -> bool:
@@ -134,7 +131,7 @@ class ScenarioBuilder:
         decks = {k: dict(v) for k, v in self.entries("decks").items()}
         total = sum(n for deck in decks.values() for n in deck.values() if isinstance(n, int))
         if total > MAX_CARDS:
-            self.fail(TOO_MANY_CARDS, f"the decks hold {total:,} cards in all, more than the {MAX_CARDS:,} "
+            self.fail(codes.TOO_MANY_CARDS, f"the decks hold {total:,} cards in all, more than the {MAX_CARDS:,} "
                       "a scenario may hold", ("decks",), "a deck needs as many cards as a box holds, not more",
                       key=True)
             return {}
@@ -153,7 +150,7 @@ class ScenarioBuilder:
                 if h is None:
                     continue
                 if h in terrain and terrain[h] != name:
-                    self.fail(TWO_TERRAINS, f"hex {label} is both {terrain[h]!r} and {name!r}",
+                    self.fail(codes.TWO_TERRAINS, f"hex {label} is both {terrain[h]!r} and {name!r}",
                               ("board", "terrain", name, i), "a hex has one terrain; remove one")
                 terrain[h] = name
         return terrain
@@ -165,7 +162,7 @@ class ScenarioBuilder:
             known.complete = False
             return None
         if name in known.names:
-            self.fail(DUPLICATE_NAME, f"duplicate {what} {name!r}", path, f"{what}s must be unique; rename one")
+            self.fail(codes.DUPLICATE_NAME, f"duplicate {what} {name!r}", path, f"{what}s must be unique; rename one")
         known.names.add(name)
         return name
 
@@ -193,16 +190,16 @@ class ScenarioBuilder:
             try:
                 hexes = board.edge(spec.edge)
             except ValueError as exc:
-                self.fail(NO_OWN_EDGE, f"side {spec.name!r} has no own edge: {exc}", path)
+                self.fail(codes.NO_OWN_EDGE, f"side {spec.name!r} has no own edge: {exc}", path)
                 continue
             if spec.edge in owners:
-                self.fail(NO_OWN_EDGE, f"side {spec.name!r} has no own edge: {spec.edge!r} is already "
+                self.fail(codes.NO_OWN_EDGE, f"side {spec.name!r} has no own edge: {spec.edge!r} is already "
                           f"the edge of {owners[spec.edge]!r}", path,
                           "give each side a different edge (one 'top', one 'bottom')")
                 continue
             for other_edge, other in owners.items():
                 if board.edge(other_edge) & hexes:
-                    self.fail(NO_OWN_EDGE, f"side {spec.name!r} has no own edge: on this board, edge "
+                    self.fail(codes.NO_OWN_EDGE, f"side {spec.name!r} has no own edge: on this board, edge "
                               f"{spec.edge!r} is the same row as edge {other_edge!r} of side {other!r}", path,
                               "the board needs at least two rows")
                     break
@@ -221,13 +218,13 @@ class ScenarioBuilder:
             if not self.sound("units", i, ("id", "type", "side", "hex")) or uid is None:  # sound: uid is set
                 continue
             if side_names.lacks(u["side"]):
-                self.fail(UNKNOWN_SIDE, unknown_side_message(uid, u["side"]), ("units", i, "side"),
+                self.fail(codes.UNKNOWN_SIDE, unknown_side_message(uid, u["side"]), ("units", i, "side"),
                           _guess_hint(u["side"], side_names.names, "sides are: "))
             off_board = u.get("hex") is None  # a reserve: alive, off the board until the rules place it
             h = None if off_board else self.hex(board, u["hex"], ("units", i, "hex"))
             if h is not None:
                 if h in occupied:
-                    self.fail(STACKED, f"units {occupied[h]!r} and {uid!r} are both on {u['hex']}",
+                    self.fail(codes.STACKED, f"units {occupied[h]!r} and {uid!r} are both on {u['hex']}",
                               ("units", i, "hex"), "a hex holds at most one unit")
                 else:
                     occupied[h] = uid
@@ -238,7 +235,7 @@ class ScenarioBuilder:
 
     def unknown(self, kind: str, name: str, known: NameSet, path: JsonPath) -> None:
         if known.lacks(name):
-            self.fail(UNKNOWN_IN_TEST, f"unknown {kind} {name!r}", path,
+            self.fail(codes.UNKNOWN_IN_TEST, f"unknown {kind} {name!r}", path,
                       _guess_hint(name, known.names, f"known {kind}s: "), key=True)
 
     def test(self, board: Board | None, t: dict, i: int, unit_ids: NameSet, side_names: NameSet,
@@ -269,7 +266,7 @@ class ScenarioBuilder:
             self.unknown("side", side, side_names, base + ("expect", "sides", side))
         winner = expect.get("winner")
         if winner is not None and side_names.lacks(winner):
-            self.fail(UNKNOWN_IN_TEST, f"expected winner {winner!r} is not a side",
+            self.fail(codes.UNKNOWN_IN_TEST, f"expected winner {winner!r} is not a side",
                       base + ("expect", "winner"), _guess_hint(winner, side_names.names, "sides are: "))
 
         actions = tuple(Action(a["call"], dict(a.get("with") or {}), self.span(*base, "do", j))
@@ -294,7 +291,7 @@ class ScenarioBuilder:
         for h, ids in here.items():
             movers = [uid for uid in moved if uid in ids]
             if len(ids) > 1 and movers:
-                self.fail(STACKED, f"after 'given', units {_and(ids)} are all on {board.label(h)}"
+                self.fail(codes.STACKED, f"after 'given', units {_and(ids)} are all on {board.label(h)}"
                           if len(ids) > 2 else
                           f"after 'given', units {_and(ids)} are both on {board.label(h)}",
                           moved[movers[-1]], "a hex holds at most one unit: move one of them too")

@@ -30,13 +30,11 @@ from jsonschema import Draft202012Validator
 
 from hexlore.dsl.limits import MAX_INT
 from hexlore.dsl.output_files import write_atomically
-from hexlore.dsl.diagnostics import Diagnostic, Source, Span, error
-from hexlore.runtime.scenarios.located_yaml import (NOT_A_SCENARIO, JsonPath, SchemaReporter, SpanIndexer, bad_paths,
+from hexlore.diagnostics import Diagnostic, Source, Span, codes, error
+from hexlore.runtime.scenarios.located_yaml import (JsonPath, SchemaReporter, SpanIndexer, bad_paths,
                            cached_schema, compose, construct, nearest_span, node_span, read_input, sorted_diagnostics,
                            syntax_error)
-from hexlore.runtime.scenarios.model import DUPLICATE_NAME
 
-PLAYED_TWICE = "S016"
 
 __all__ = ["Adventure", "Campaign", "Sheet", "SheetUnit", "dump_sheet", "file_kind", "load_campaign",
            "load_sheet", "load_sheet_text", "load_campaign_text", "next_revision", "write_atomically"]
@@ -162,7 +160,7 @@ def _parse(text: str, path: str, what: str, key: str, schema: str):
         return None, None, [syntax_error(exc, path)], frozenset()
     if not isinstance(root, yaml.MappingNode):
         span = node_span(root) if root is not None else Span()
-        return None, None, [error(NOT_A_SCENARIO, f"a {what} must be a mapping of keys to values", path, span,
+        return None, None, [error(codes.NOT_A_SCENARIO, f"a {what} must be a mapping of keys to values", path, span,
                                   f"start the file with '{key}: 1'")], frozenset()
     idx = SpanIndexer(path, text)
     idx.walk(root)
@@ -206,7 +204,7 @@ def load_sheet_text(text: str, path: str = "<string>", partial: bool = False) ->
         if not isinstance(u, dict) or not _clean(bad, "units", i):
             continue
         if u["id"] in seen:  # the first keeps the id; the others are left out
-            diags.append(error(DUPLICATE_NAME, f"duplicate unit id {u['id']!r}", path, sheet.span_of("units", i, "id"),
+            diags.append(error(codes.DUPLICATE_NAME, f"duplicate unit id {u['id']!r}", path, sheet.span_of("units", i, "id"),
                                "unit ids must be unique; rename one"))
             continue
         seen.add(u["id"])
@@ -217,7 +215,7 @@ def load_sheet_text(text: str, path: str = "<string>", partial: bool = False) ->
         for i, h in enumerate(sheet.history):
             number = h.get("number")
             if isinstance(number, int) and number in first:
-                diags.append(error(PLAYED_TWICE, f"the history records adventure {number} twice (entries "
+                diags.append(error(codes.PLAYED_TWICE, f"the history records adventure {number} twice (entries "
                                    f"{first[number] + 1} and {i + 1})", path, sheet.span_of("history", i),
                                    "two campaign runs wrote the same sheet? keep the entry of the run whose "
                                    "results the units show, and remove the other"))

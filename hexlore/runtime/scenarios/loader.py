@@ -28,8 +28,8 @@ from pathlib import Path
 import yaml
 from jsonschema import Draft202012Validator, ValidationError
 
-from hexlore.dsl.diagnostics import Diagnostic, Source, Span, error
-from hexlore.runtime.scenarios.located_yaml import (NOT_A_SCENARIO, SchemaReporter, SpanIndexer, bad_paths,
+from hexlore.diagnostics import Diagnostic, Source, Span, codes, error
+from hexlore.runtime.scenarios.located_yaml import (SchemaReporter, SpanIndexer, bad_paths,
                                           cached_schema, compose, construct, node_span, read_input, sorted_diagnostics,
                                           syntax_error)
 from hexlore.runtime.scenarios.builder import ScenarioBuilder
@@ -107,10 +107,10 @@ def load_scenario_text(text: str, path: str = "<string>",
     except yaml.YAMLError as exc:
         return None, [syntax_error(exc, path)]
     if root is None:
-        return None, [error(NOT_A_SCENARIO, "the scenario file is empty", path, Span(),
+        return None, [error(codes.NOT_A_SCENARIO, "the scenario file is empty", path, Span(),
                             "a scenario is a mapping starting with 'hexlore: 1'")]
     if not isinstance(root, yaml.MappingNode):
-        return None, [error(NOT_A_SCENARIO, "a scenario must be a mapping of keys to values",
+        return None, [error(codes.NOT_A_SCENARIO, "a scenario must be a mapping of keys to values",
                             path, node_span(root), "start the file with 'hexlore: 1'")]
 
     idx = SpanIndexer(path, text)

@@ -22,23 +22,13 @@ if TYPE_CHECKING:  # only the loaders that validate import jsonschema: the engin
     from jsonschema.exceptions import ValidationError
 
 from hexlore.dsl.confine import Roots, command_line_root, confine, read_confined
-from hexlore.dsl.diagnostics import Diagnostic, Span, did_you_mean, error
+from hexlore.diagnostics import codes, Diagnostic, Span, did_you_mean, error
 from hexlore.dsl.limits import MAX_INT, MAX_YAML_DEPTH, MAX_YAML_NODES, int_in_bounds
 from hexlore.dsl.text_safety import REFUSED, escaped, first_refused
 
 JsonPath = tuple[Any, ...]
 
 # Problems of any of the YAML files (the codes are stable: docs/diagnostics.md documents each).
-CANNOT_READ = "S000"
-YAML_SYNTAX = "S001"
-NOT_A_SCENARIO = "S002"
-SCHEMA = "S003"
-YAML_INT_TOO_LARGE = "S012"
-YAML_TOO_DEEP = "S013"
-YAML_TOO_LARGE = "S014"
-OUTSIDE_PROJECT = "S122"
-TEXT_NOT_UTF8 = "S125"
-TEXT_CONTROL = "S126"
 _SURROGATE_FIX = ('write the character itself, or one "\\U0001F600" escape past U+FFFF: half of a surrogate '
                   "pair is no character")
 
@@ -57,12 +47,12 @@ def read_input(path: str | Path, what: str, roots: Roots | None = None) -> tuple
     given; ``S000`` when it cannot be read."""
     roots = roots if roots is not None else command_line_root(path)
     if confine(path, roots) is None:
-        return None, [error(OUTSIDE_PROJECT, f"'{path}' leads outside the project; the {what} is not read",
+        return None, [error(codes.OUTSIDE_PROJECT, f"'{path}' leads outside the project; the {what} is not read",
                             str(path), Span(), "copy the file into the project, or give the folder it lies in "
                             "with --root")]
     text, problem = read_confined(path, roots, what)
     if problem is not None:  # the text or the problem, never both
-        return None, [error(CANNOT_READ, problem.message, str(path), problem.span, problem.hint)]
+        return None, [error(codes.CANNOT_READ, problem.message, str(path), problem.span, problem.hint)]
     return text, []
 
 
@@ -118,7 +108,7 @@ def check_events(events) -> None:
         elif kind in (yaml.MappingStartEvent, yaml.SequenceStartEvent):
             open_sizes.append([event.anchor, 1])
             if len(open_sizes) > MAX_YAML_DEPTH:
-                raise YamlLimitError(YAML_TOO_DEEP, f"collections nested more than {MAX_YAML_DEPTH} levels deep",
+                raise YamlLimitError(codes.YAML_TOO_DEEP, f"collections nested more than {MAX_YAML_DEPTH} levels deep",
                                      event.start_mark, "flatten the document: no scenario needs that depth")
             continue
         elif kind in (yaml.MappingEndEvent, yaml.SequenceEndEvent):
@@ -145,7 +135,7 @@ def check_events(events) -> None:
 
 def _check_size(size: int, event) -> None:
     if size > MAX_YAML_NODES:
-        raise YamlLimitError(YAML_TOO_LARGE, f"the document expands to more than {MAX_YAML_NODES:,} values "
+        raise YamlLimitError(codes.YAML_TOO_LARGE, f"the document expands to more than {MAX_YAML_NODES:,} values "
                              "once its aliases (*name) are replaced", event.start_mark,
                              "write the values out, or use fewer aliases of aliases")
 
@@ -163,7 +153,7 @@ def _check_integer(event) -> None:
             return
     if too_large:
         shown = value if len(value) <= 24 else f"{value[:12]}…{value[-6:]} ({len(value):,} characters)"
-        raise YamlLimitError(YAML_INT_TOO_LARGE, f"the number {shown} is larger than hexlore allows "
+        raise YamlLimitError(codes.YAML_INT_TOO_LARGE, f"the number {shown} is larger than hexlore allows "
                              f"({MAX_INT:,})", event.start_mark,
                              "game values are small: check for a typo, or scale the value down")
 
@@ -193,7 +183,7 @@ def syntax_error(exc: yaml.YAMLError, file: str) -> Diagnostic:
     problem = getattr(exc, "problem", None) or str(exc)
     context = getattr(exc, "context", None)
     message = f"YAML syntax error: {problem}" + (f" ({context})" if context else "")
-    return error(YAML_SYNTAX, message, file, span, _SYNTAX_HINT)
+    return error(codes.YAML_SYNTAX, message, file, span, _SYNTAX_HINT)
 
 
 # ---------------------------------------------------------------------------
@@ -251,7 +241,7 @@ class SpanIndexer:
                     if key in seen and key != "<<":
                         # PyYAML keeps the last value silently; that hides real mistakes.
                         self.diagnostics.append(error(
-                            YAML_SYNTAX, f"duplicate key {key!r}", self.file, key_span,
+                            codes.YAML_SYNTAX, f"duplicate key {key!r}", self.file, key_span,
                             f"the first {key!r} is on line {seen[key].line}; the later one "
                             "would silently replace it"))
                     seen[key] = key_span
@@ -275,7 +265,7 @@ class SpanIndexer:
         if id(node) in self._reported:
             return
         self._reported.add(id(node))
-        code = TEXT_NOT_UTF8 if not refused.encodable else TEXT_CONTROL
+        code = codes.TEXT_NOT_UTF8 if not refused.encodable else codes.TEXT_CONTROL
         where = _shown_path(path) if path else "this text"
         self.diagnostics.append(error(code, f"{where} holds {refused.describe()}", self.file,
                                       refused_span(node, self.text),
@@ -488,18 +478,18 @@ class SchemaReporter:
                 guess = did_you_mean(str(key), allowed)
                 hint = f"did you mean {guess!r}?" if guess else (
                     "allowed keys here: " + ", ".join(allowed) if allowed else None)
-                out.append(error(SCHEMA, f"unknown key {key!r}", self.file,
+                out.append(error(codes.SCHEMA_VIOLATION, f"unknown key {key!r}", self.file,
                                  self.key_span(path + (key,)), hint))
             return out
         if kind == "required":
             missing = [k for k in want if isinstance(value, dict) and k not in value]
-            return [error(SCHEMA, f"missing required key {k!r}", self.file, where,
+            return [error(codes.SCHEMA_VIOLATION, f"missing required key {k!r}", self.file, where,
                           self._required_hint(path, k)) for k in missing]
         if kind == "not" and isinstance(want, dict) and len(want.get("required", [])) == 1:
             key = want["required"][0]
             shape = value.get("shape") if isinstance(value, dict) else None
             what = f"a {shape!r} board" if shape else "this mapping"
-            return [error(SCHEMA, f"key {key!r} is not used by {what}", self.file,
+            return [error(codes.SCHEMA_VIOLATION, f"key {key!r} is not used by {what}", self.file,
                           self.key_span(path + (key,)), f"remove {key!r}")]
         if kind == "type":
             expected = _expected({"type": want}, self.root)
@@ -533,7 +523,7 @@ class SchemaReporter:
             hint = "use letters, digits and underscores, not starting with a digit"
         else:
             message = err.message
-        return [error(SCHEMA, message, self.file, where, hint)]
+        return [error(codes.SCHEMA_VIOLATION, message, self.file, where, hint)]
 
     def _required_hint(self, path: JsonPath, key: str) -> str | None:
         parent = _at_parent(path, self.data)

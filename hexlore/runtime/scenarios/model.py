@@ -1,5 +1,5 @@
 """What a loaded scenario is: its sides, units and tests as the file gives them, with the
-place of every YAML node, and the codes of the problems a scenario alone can have.
+place of every YAML node (the codes of its problems are in hexlore/diagnostics/codes.py).
 
 Below the loader (scenario.py, scenario_builder.py) and the game, which reports problems of
 the same kinds (an unknown side, a hex off the board) once it knows the packs.
@@ -10,28 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hexlore.dsl.diagnostics import Source, Span
+from hexlore.diagnostics import Source, Span
 from hexlore.runtime.geometry.grid import Board, Hex
 from hexlore.runtime.scenarios.located_yaml import JsonPath, nearest_span
-
-# Problems of a scenario's meaning found without the packs (docs/diagnostics.md documents
-# each; S000-S003, the problems of any YAML file, are in located_yaml.py).
-HEX_NOT_ON_BOARD = "S004"
-DUPLICATE_NAME = "S005"
-STACKED = "S006"
-UNKNOWN_SIDE = "S007"
-UNKNOWN_IN_TEST = "S008"
-TWO_TERRAINS = "S009"
-NO_OWN_EDGE = "S010"
-
-# Scenario problems found against the packs while the game is set up (docs/diagnostics.md).
-WRONG_VALUE = "S101"
-UNKNOWN_UNIT_TYPE = "S103"
-UNKNOWN_TERRAIN = "S104"
-UNKNOWN_DEFINITION = "S105"
-NO_DECK_FIELD = "S106"
-UNKNOWN_OPTION = "S108"
-UNKNOWN_FIELD = "S109"
 
 
 @dataclass(frozen=True)
