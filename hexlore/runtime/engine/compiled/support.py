@@ -19,6 +19,7 @@ from hexlore.runtime.engine.bounds import (MAX_LIST_ITEMS, Budget, RuleError, as
                                            out_of_range, precondition_failed)
 from hexlore.runtime.engine.face_classes import Observed, aggregate
 from hexlore.runtime.engine.requests import CALL, RETURN, Choice, Roll
+from hexlore.runtime.geometry.grid import Hex
 from hexlore.runtime.engine.state import MISSING, EventRecord, Side, Unit
 
 MAX_REPEAT = 10_000
@@ -166,4 +167,5 @@ HELPERS = {
     "h_range": range, "h_partial": partial, "h_missing": MISSING, "h_face": FaceSpec,
     "h_call": CALL, "h_return": RETURN, "h_roll": Roll, "h_choice": Choice,
     "h_observed": Observed, "h_aggregate": aggregate, "h_precondition": precondition_failed,
+    "h_hex": Hex, "h_abs": abs,
 }
