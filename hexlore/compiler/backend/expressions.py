@@ -247,17 +247,20 @@ class Expressions:
         Both arguments are evaluated once, in order, as a call would; the chained ``is`` reads
         ``a.__class__ is b.__class__ is Hex``, and anything else (not a hex: the built-in's
         own error) goes to the built-in with the values already computed."""
-        a, b, dq, dr = (self.scope.temp() for _ in range(4))
+        a, b, dq, dr, ds = (self.scope.temp() for _ in range(5))
 
         def part(value: str, i: int) -> ast.expr:
             return _subscript(name(value), ast.Constant(i))
 
+        def size(t: str, value: ast.expr) -> ast.expr:  # abs(value) with no call: t if t >= 0 else -t
+            return ast.IfExp(ast.Compare(_walrus(t, value), [ast.GtE()], [ast.Constant(0)]), name(t),
+                             ast.UnaryOp(ast.USub(), name(t)))
+
         cond = ast.Compare(attr(_walrus(a, self.x(first)), "__class__"), [ast.Is(), ast.Is()],
                            [attr(_walrus(b, self.x(second)), "__class__"), name("h_hex")])
-        dq_set = _walrus(dq, ast.BinOp(part(a, 0), ast.Sub(), part(b, 0)))
-        dr_set = _walrus(dr, ast.BinOp(part(a, 1), ast.Sub(), part(b, 1)))
-        total = ast.BinOp(ast.BinOp(call("h_abs", dq_set), ast.Add(), call("h_abs", dr_set)), ast.Add(),
-                          call("h_abs", ast.BinOp(name(dq), ast.Add(), name(dr))))
+        total = ast.BinOp(ast.BinOp(size(dq, ast.BinOp(part(a, 0), ast.Sub(), part(b, 0))), ast.Add(),
+                                    size(dr, ast.BinOp(part(a, 1), ast.Sub(), part(b, 1)))), ast.Add(),
+                          size(ds, ast.BinOp(name(dq), ast.Add(), name(dr))))
         steps = ast.BinOp(total, ast.FloorDiv(), ast.Constant(2))
         return ast.IfExp(cond, steps, call(impl, name(a), name(b)))
 

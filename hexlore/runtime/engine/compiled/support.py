@@ -167,5 +167,5 @@ HELPERS = {
     "h_range": range, "h_partial": partial, "h_missing": MISSING, "h_face": FaceSpec,
     "h_call": CALL, "h_return": RETURN, "h_roll": Roll, "h_choice": Choice,
     "h_observed": Observed, "h_aggregate": aggregate, "h_precondition": precondition_failed,
-    "h_hex": Hex, "h_abs": abs,
+    "h_hex": Hex,
 }
