@@ -78,3 +78,15 @@ def test_each_argument_is_evaluated_once_in_order(game):
     assert fresh.guarded(fresh.call_procedure, "both", [Hex(0, 0), Hex(2, -1)]) == 2
     asked = [line for line in log.getvalue().splitlines() if '"event":"asked"' in line]
     assert len(asked) == 2 and '"n":1' in asked[0] and '"n":2' in asked[1]
+
+
+def test_the_written_out_builtins_are_read_from_their_records():
+    """The generator's special case is a fact of the record (``hex_distance``): only a
+    built-in of two hexes giving an int may carry it."""
+    from hexlore.compiler.builtins import BUILTINS, PURE, named
+    from hexlore.compiler.types import HEX, INT
+
+    marked = named(lambda b: b.hex_distance)
+    assert marked == {"distance"}
+    for b in (BUILTINS[n] for n in marked):
+        assert [t for _, t in b.params] == [HEX, HEX] and b.returns == INT and b.effect == PURE

@@ -116,6 +116,9 @@ class Builtin:
     chance_point: bool = False
     #: ends the game at once (the runtime unwinds every trigger and procedure)
     ends_game: bool = False
+    #: the hex distance of its two arguments: the generated code writes it out when both are
+    #: hexes (a call of the built-in costs more than the arithmetic) and calls it otherwise
+    hex_distance: bool = False
 
     def default(self, param: str) -> tuple[bool, object]:
         """(has a default, its value) of ``param``."""
@@ -196,7 +199,7 @@ def _geometry() -> list[Builtin]:
     kw = dict(family=GEOMETRY, reads=READS_NOTHING)
     return [
         _b("hexes", [], list_of(HEX), **kw, doc="Every hex of the board."),
-        _b("distance", [("a", HEX), ("b", HEX)], INT, cheap=True, **kw, doc="Hex distance."),
+        _b("distance", [("a", HEX), ("b", HEX)], INT, cheap=True, hex_distance=True, **kw, doc="Hex distance."),
         _b("neighbours", [("h", HEX)], list_of(HEX), cheap=True, new_list=True, **kw,
            doc="Adjacent hexes on the board."),
         _b("adjacent", [("a", HEX), ("b", HEX)], BOOL, cheap=True, **kw, doc="Are the hexes at distance 1?"),

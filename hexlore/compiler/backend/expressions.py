@@ -28,6 +28,8 @@ from hexlore.compiler.backend.names import (CONTEXT, Generating, Scope, attr, bu
 _INT_BUILTINS = named(lambda b: b.gives_int)
 #: built-ins that can never give a list: their result needs no budget check
 _NEVER_LISTS = named(lambda b: b.never_list)
+#: built-ins written out as the hex distance of their two arguments (``Expressions._distance``)
+_HEX_DISTANCE = named(lambda b: b.hex_distance)
 _ARITHMETIC = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult}
 _ORDER = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE}
 
@@ -232,7 +234,7 @@ class Expressions:
     def x_CallBuiltin(self, node: ir.CallBuiltin):
         index = self.program.builtin_index(node.name)
         impl = _subscript(attr(CONTEXT, "builtins"), ast.Constant(index))
-        if node.name == "distance" and len(node.args) == 2:
+        if node.name in _HEX_DISTANCE and len(node.args) == 2:
             return self._distance(impl, node.args[0], node.args[1]), True
         tree = call(impl, *[self.x(a) for a in node.args])
         if node.name not in _NEVER_LISTS:

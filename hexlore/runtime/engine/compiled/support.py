@@ -19,8 +19,8 @@ from hexlore.runtime.engine.bounds import (MAX_LIST_ITEMS, Budget, RuleError, as
                                            out_of_range, precondition_failed)
 from hexlore.runtime.engine.face_classes import Observed, aggregate
 from hexlore.runtime.engine.requests import CALL, RETURN, Choice, Roll
-from hexlore.runtime.geometry.grid import Hex
 from hexlore.runtime.engine.state import MISSING, EventRecord, Side, Unit
+from hexlore.runtime.geometry.grid import Hex
 
 MAX_REPEAT = 10_000
 
