@@ -193,6 +193,8 @@ class Hub:
                 raise protocol.Refused("this is a spectator's link: it cannot play")
             if message.kind == "answer":
                 await self._answer(game_id, session, watcher, message)
+            elif message.kind == "odds":
+                await self._odds(game_id, session, watcher, message)
             else:
                 await self._undo(game_id, session, watcher, message)
         except protocol.Refused as refused:
@@ -212,6 +214,20 @@ class Hub:
             self.undo_votes.pop(game_id, None)
         await self.broadcast(game_id)
         asyncio.get_running_loop().create_task(self.drive(game_id))
+
+    async def _odds(self, game_id: str, session: GameSession, watcher: Watcher, message) -> None:
+        """The odds of an option, checked like an answer (this seat's decision, now, in range),
+        sent to the asking page only; the game does not move."""
+        lock = self.locks[game_id]
+        if lock.locked():
+            raise protocol.Refused("the game is busy (a player is thinking): ask again at your decision")
+        async with lock:
+            pending = session.pending
+            protocol.check_answer(message, session.seq, session.person_to_answer(), watcher.seat.sides,
+                                  len(pending.options) if pending is not None else 0, False)
+            seq = session.seq
+            table = await anyio.to_thread.run_sync(engine, session.odds, message.option)
+        await watcher.socket.send_text(protocol.odds(seq, table))
 
     async def _undo(self, game_id: str, session: GameSession, watcher: Watcher, message) -> None:
         lock = self.locks[game_id]

@@ -98,6 +98,7 @@ PLAY = """<header><h1>{{ heading }}</h1>
 {{ board }}</section>
 <aside>
 <div id="decision" aria-live="polite"></div>
+<div id="odds" aria-live="polite"></div>
 <div id="notice" class="notice" aria-live="assertive"></div>
 <div id="controls"><button id="undo" type="button">Undo</button>
 <a id="export-log" href="#">log</a> <a id="export-replay" href="#">replay</a></div>

@@ -63,7 +63,11 @@
     });
     order.forEach(function (h) {
       var c = data.centres[h];
-      byHex[h].forEach(function (u, j) { out.push(unitSvg(u, c[0], c[1], j, byHex[h].length, mine() && p.units[u.id])); });
+      byHex[h].forEach(function (u, j) {
+        var g = unitSvg(u, c[0], c[1], j, byHex[h].length, mine() && p.units[u.id]);
+        if (p && (p.about || []).some(function (a) { return a.id === u.id; })) { g.classList.add("subject"); }
+        out.push(g);
+      });
     });
     fill(unitLayer, out);
     Object.keys(polygons).forEach(function (h) {
@@ -77,7 +81,9 @@
     if (view.over) { parts.push(html("p", {"class": "over"}, ["Game over: winner " + (view.winner || "none")])); }
     if (p) {
       var who = p.side + (p.player === "person" ? "" : " (" + p.player + ", thinking)");
+      var about = (p.about || []).map(function (u) { return u.id + " (" + u.type + (u.hex ? " at " + u.hex : "") + ")"; });
       parts.push(html("p", {"class": "who"}, [html("b", {}, [who]), " decides ", html("b", {}, [p.name]),
+                                              about.length ? html("span", {"class": "about"}, [" for " + about.join(", ")]) : null,
                                               mine() ? " - your decision" : ""]));
       parts.push(html("ol", {"class": "choices", start: "0"}, p.options.map(function (label, i) {
         var marks = [];
@@ -85,7 +91,9 @@
         if (p.preferred.indexOf(i) >= 0) { marks.push("preferred"); }
         var button = html("button", {type: "button", "data-option": String(i), disabled: mine() ? null : "disabled"},
                           [label + (marks.length ? " (" + marks.join(", ") + ")" : "")]);
-        return html("li", {}, [button]);
+        var ask = mine() ? html("button", {type: "button", "class": "ask-odds", "data-odds": String(i),
+                                           title: "what this option leads to, exactly"}, ["odds"]) : null;
+        return html("li", {}, [button, ask ? " " : null, ask]);
       })));
     }
     if (view.undo_asked && view.undo_asked.length) {
@@ -119,14 +127,30 @@
     list.scrollTop = list.scrollHeight;
   }
 
+  function drawOdds(m) {  // the odds of one option: a table, or why there is none
+    var box = document.getElementById("odds");
+    if (!view || m.seq !== view.seq) { return; }
+    var head = html("p", {"class": "odds-head"}, ["Odds of option " + m.option + (m.label !== undefined ? " (" + m.label + ")" : "") +
+      (m.refused ? ": " + m.refused : ", exact, " + m.outcomes + " outcome(s) enumerated")]);
+    if (m.refused || !m.rows) { fill(box, [head]); return; }
+    var rows = m.rows.concat(m.other ? [m.other] : []);
+    var table = html("table", {"class": "odds-table"}, [
+      html("thead", {}, [html("tr", {}, ["chance"].concat(m.columns).map(function (c) { return html("th", {}, [c]); }))]),
+      html("tbody", {}, rows.map(function (r) {
+        return html("tr", {}, [html("td", {title: r.probability}, [r.percent])].concat(r.values.map(function (v) { return html("td", {}, [v]); })));
+      }))]);
+    fill(box, [head, table]);
+  }
+
   function send(message) {
     if (socket && socket.readyState === 1) { message.v = 1; message.seq = view.seq; socket.send(JSON.stringify(message)); }
   }
   function answer(i) { if (mine()) { send({type: "answer", option: i}); } }
 
   document.getElementById("decision").addEventListener("click", function (ev) {
-    var b = ev.target.closest("button[data-option]");
+    var b = ev.target.closest("button[data-option]"), o = ev.target.closest("button[data-odds]");
     if (b) { answer(parseInt(b.getAttribute("data-option"), 10)); }
+    if (o && mine()) { send({type: "odds", option: parseInt(o.getAttribute("data-odds"), 10)}); }
   });
   board.addEventListener("click", function (ev) {
     if (!mine()) { return; }
@@ -145,7 +169,9 @@
     socket.addEventListener("message", function (ev) {
       var m = JSON.parse(ev.data);
       if (m.type === "error") { document.getElementById("notice").textContent = m.message; return; }
+      if (m.type === "odds") { drawOdds(m); return; }
       if (m.type !== "state") { return; }
+      if (!view || view.seq !== m.seq) { fill(document.getElementById("odds"), []); }
       document.getElementById("notice").textContent = "";
       view = m;
       drawBoard(); drawDecision(); drawSides(); drawLog();

@@ -4,8 +4,10 @@ JSON objects with a version field ``v`` (:data:`VERSION`). A page sends::
 
     {"v": 1, "type": "answer", "seq": 12, "option": 3}   # option 3 of the decision after 12 answers
     {"v": 1, "type": "undo", "seq": 12}                   # back to this seat's previous decision
+    {"v": 1, "type": "odds", "seq": 12, "option": 3}     # what option 3 leads to, before choosing it
 
-and receives ``{"v": 1, "type": "state", ...}`` (the view of the game, after every change) or
+and receives ``{"v": 1, "type": "state", ...}`` (the view of the game, after every change),
+``{"v": 1, "type": "odds", ...}`` (to the page that asked only: :func:`odds`) or
 ``{"v": 1, "type": "error", "message": "..."}`` (its message refused, and why: nothing changed).
 A message is refused before it reaches the game when it is too large, not JSON, not an object
 of a known type, or its numbers are not plain integers; the server then checks it against the
@@ -23,7 +25,7 @@ VERSION = 1
 MAX_MESSAGE = 4096
 #: messages a socket may send while the game stands still (one decision): past it, a flood
 MAX_MESSAGES_PER_STEP = 40
-KINDS = ("answer", "undo")
+KINDS = ("answer", "undo", "odds")
 
 
 class Refused(Exception):
@@ -57,7 +59,7 @@ def parse(text: str | bytes | None) -> Message:
     if kind not in KINDS:
         raise Refused(f"unknown message type {str(kind)[:40]!r}: expected one of {', '.join(KINDS)}")
     seq = _integer(data, "seq")
-    if kind == "answer":
+    if kind in ("answer", "odds"):
         return Message(kind, seq, _integer(data, "option"))
     return Message(kind, seq)
 
@@ -71,11 +73,13 @@ def _integer(data: dict, key: str) -> int:
 
 def check_answer(message: Message, seq: int, side: str | None, sides: tuple[str, ...], count: int,
                  busy: bool) -> None:
-    """Refuse an answer that is not for the decision pending now, by this seat, in range."""
+    """Refuse an answer (or a question of odds) that is not for the decision pending now, by
+    this seat, in range."""
     if side is None:
         raise Refused("no decision is waiting for a person" + (": a player is thinking" if busy else ""))
     if message.seq != seq:
-        raise Refused(f"this answer is for an old position (move {message.seq}; the game is at move {seq}): "
+        what = "question" if message.kind == "odds" else "answer"
+        raise Refused(f"this {what} is for an old position (move {message.seq}; the game is at move {seq}): "
                       "the page shows the current decision now")
     if side not in sides:
         raise Refused(f"it is {side}'s decision, and this seat plays " +
@@ -86,6 +90,11 @@ def check_answer(message: Message, seq: int, side: str | None, sides: tuple[str,
 
 def state(view: dict) -> str:
     return json.dumps({"v": VERSION, "type": "state", **view}, separators=(",", ":"))
+
+
+def odds(seq: int, table: dict) -> str:
+    """The odds of one option (hexlore/serve/odds.py's table), for the decision after ``seq`` answers."""
+    return json.dumps({"v": VERSION, "type": "odds", "seq": seq, **table}, separators=(",", ":"))
 
 
 def error(message: str) -> str:

@@ -23,11 +23,13 @@ from typing import IO, cast
 from ..loading import Loaded
 from ..look import Look, look_of
 from ..play import _value, describe_entry
+from ..play_view import decision_subjects
 from ..render import side_colours, unit_mark
 from ..replay.record import Recorder
 from ..runtime.engine.game import Game, RuntimeRuleError, ScenarioError
 from ..runtime.engine.policies import Decision, Policy
 from ..runtime.engine.requests import Choice
+from .odds import odds_table
 from .seats import PERSON, Seat
 from .store import GameRecord
 
@@ -118,6 +120,8 @@ class GameSession:
     #: the log's entries described so far (the page is sent the newest)
     described: list = field(default_factory=list)
     read: int = 0
+    #: option -> its odds table, for the decision pending now (emptied whenever the game moves)
+    odds_asked: dict = field(default_factory=dict)
 
     # ------------------------------------------------------------ building
     def rebuild(self, answers: list[tuple[str, int]] | None = None) -> None:
@@ -126,6 +130,7 @@ class GameSession:
             self.record.answers = list(answers)
         self.failure = None
         self.shown_units, self.described, self.read = {}, [], 0
+        self.odds_asked = {}
         self.log = io.StringIO()
         rules, scenario = self.loaded.rules, self.loaded.scenario
         policies: dict[str, str | Policy] = {
@@ -209,11 +214,20 @@ class GameSession:
             self.failure = _headline(exc)
             self.base_view = self._view()
             return Step(error=self.failure)
+        self.odds_asked = {}
         if option is None:
             option = noted.chosen[0] if noted is not None and noted.chosen else 0
         self.record.answers.append((side, option))
         self.base_view = self._view()
         return Step(side, option)
+
+    def odds(self, option: int) -> dict:
+        """The odds table of an option of the pending decision (:mod:`.odds`), worked out once
+        per decision and option (a page asking again is answered from memory). The game, its
+        log and its saved answers are left exactly as they were."""
+        if option not in self.odds_asked:
+            self.odds_asked[option] = odds_table(self._game(), option)
+        return self.odds_asked[option]
 
     def _game(self) -> Game:
         assert self.game is not None, "the game is built before it is stepped or shown"
@@ -289,9 +303,13 @@ class GameSession:
         scores = self._scores(pending)
         preferred = [i for i, s in enumerate(scores) if s == max(scores)] \
             if scores and len(set(scores)) > 1 else []
+        board = game.state.board
+        about = [{"id": u.id, "type": u.definition.name, "hex": board.label(u.hex) if u.hex is not None else None}
+                 for u in decision_subjects(game)]
         return {"name": pending.name, "side": pending.side.name,
                 "player": self.record.players.get(pending.side.name, "?"), "options": labels,
-                "default": pending.default, "preferred": preferred, "hexes": hexes, "units": units}
+                "default": pending.default, "preferred": preferred, "hexes": hexes, "units": units,
+                "about": about}
 
     def _scores(self, pending: Choice) -> list | None:
         """The rules' 'prefer' scores of the pending options, worked out on a fork (so the
