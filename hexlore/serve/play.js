@@ -162,6 +162,39 @@
   });
   document.getElementById("undo").addEventListener("click", function () { send({type: "undo"}); });
 
+  // designer mode: edits and "save as scenario test" (the server checks every value)
+  var designer = document.getElementById("designer"), savedLink = document.getElementById("saved-test");
+  function typed(text) {  // a value as typed: a number, true/false/none, a list "a, b", else text
+    var t = text.trim();
+    if (/^-?[0-9]+$/.test(t)) { return parseInt(t, 10); }
+    if (t === "true" || t === "false") { return t === "true"; }
+    if (t === "none" || t === "") { return null; }
+    if (t.charAt(0) === "[") { return t.replace(/^\[|\]$/g, "").split(",").map(function (x) { return x.trim(); }).filter(Boolean); }
+    return t;
+  }
+  designer.addEventListener("click", function (ev) {
+    var b = ev.target.closest("button[data-edit]");
+    if (!b) { return; }
+    var f = designer.elements, what = b.getAttribute("data-edit");
+    if (what === "save") { send({type: "save_test", name: f.name.value}); return; }
+    var edit = what === "field" ? {kind: "field", unit: f.unit.value.trim(), field: f.field.value.trim(), value: typed(f.value.value)}
+      : what === "move" ? {kind: "move", unit: f.unit.value.trim(), hex: f.hex.value.trim() || null}
+      : {kind: "dice", faces: f.faces.value.split(",").map(function (x) { return x.trim(); }).filter(Boolean)};
+    send({type: "edit", edit: edit});
+  });
+  board.addEventListener("click", function (ev) {  // a click on a unit names it in the designer's form
+    var u = ev.target.closest("g[data-unit]");
+    if (u && !designer.hidden) { designer.elements.unit.value = u.getAttribute("data-unit"); }
+  });
+  function drawSaved(m) {
+    if (m.refused) { document.getElementById("notice").textContent = "Not saved: " + m.refused; return; }
+    if (savedLink.href) { URL.revokeObjectURL(savedLink.href); }
+    savedLink.href = URL.createObjectURL(new Blob([m.yaml], {type: "application/x-yaml"}));
+    savedLink.hidden = false;
+    document.getElementById("notice").textContent = "Saved test '" + m.name + "'" +
+      (m.notes.length ? " (" + m.notes.join("; ") + ")" : "") + ": download it";
+  }
+
   function connect() {
     var scheme = location.protocol === "https:" ? "wss://" : "ws://";
     socket = new WebSocket(scheme + location.host + "/ws/" + encodeURIComponent(data.game) + tokenQuery);
@@ -170,11 +203,13 @@
       var m = JSON.parse(ev.data);
       if (m.type === "error") { document.getElementById("notice").textContent = m.message; return; }
       if (m.type === "odds") { drawOdds(m); return; }
+      if (m.type === "position_test") { drawSaved(m); return; }
       if (m.type !== "state") { return; }
       if (!view || view.seq !== m.seq) { fill(document.getElementById("odds"), []); }
       document.getElementById("notice").textContent = "";
       view = m;
       drawBoard(); drawDecision(); drawSides(); drawLog();
+      designer.hidden = !view.designer;
       document.body.setAttribute("data-seq", String(view.seq));  // what a test (or a user script) reads
       document.body.setAttribute("data-pending", view.pending ? view.pending.side : (view.over ? "over" : ""));
     });

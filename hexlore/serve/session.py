@@ -26,6 +26,7 @@ from ..play import _value, describe_entry
 from ..play_view import decision_subjects
 from ..render import side_colours, unit_mark
 from ..replay.record import Recorder
+from ..runtime.engine.edits import EditError, apply_edit
 from ..runtime.engine.game import Game, RuntimeRuleError, ScenarioError
 from ..runtime.engine.policies import Decision, Policy
 from ..runtime.engine.requests import Choice
@@ -55,11 +56,12 @@ def _loaded(scenario: str) -> Loaded:
     return open_scenario(scenario)
 
 
-def think_elsewhere(scenario: str, seed: int, players: dict[str, str], answers: list[tuple[str, int]]) -> int:
+def think_elsewhere(scenario: str, seed: int, players: dict[str, str], answers: list[tuple[str, int]],
+                    edits: list[tuple[int, dict]] = ()) -> int:
     """In a worker process: the index the pending side's player chooses, in the game that the
-    answers give (rebuilt here: the server's game stays the server's)."""
-    session = GameSession(GameRecord("worker", scenario, seed, players, "hot-seat", answers=list(answers)),
-                          _loaded(scenario))
+    answers (and a designer's edits) give (rebuilt here: the server's game stays the server's)."""
+    session = GameSession(GameRecord("worker", scenario, seed, players, "hot-seat", answers=list(answers),
+                                     edits=list(edits)), _loaded(scenario))
     session.rebuild()
     if session.failure is not None:
         raise RuntimeError(session.failure)
@@ -128,6 +130,7 @@ class GameSession:
         """Build the game afresh and replay ``answers`` (the record's, by default)."""
         if answers is not None:
             self.record.answers = list(answers)
+            self.record.edits = [(at, edit) for at, edit in self.record.edits if at <= len(answers)]
         self.failure = None
         self.shown_units, self.described, self.read = {}, [], 0
         self.odds_asked = {}
@@ -152,17 +155,25 @@ class GameSession:
                     self.noted[side] = _Noted(game.policies[side])
                     game.seat(side, self.noted[side])
             game.start()
+            self._edits_at(0)
             for number, (side, option) in enumerate(self.record.answers):
                 pending = self.pending
                 if pending is None or pending.side.name != side:
                     raise ValueError(f"saved answer {number + 1} is for '{side}', but the game asks "
                                      f"{'nobody' if pending is None else pending.side.name}")
                 game.apply(option)
+                self._edits_at(number + 1)
             if recorder is not None:
                 recorder.finish()
         except (RuntimeRuleError, ScenarioError, ValueError) as exc:
             self.failure = _headline(exc)
         self.base_view = self._view()
+
+    def _edits_at(self, answered: int) -> None:
+        """Replay the designer's edits made after ``answered`` answers (a bad one fails the rebuild)."""
+        for at, edit in self.record.edits:
+            if at == answered:
+                apply_edit(self._game(), edit)
 
     # ------------------------------------------------------------ stepping
     @property
@@ -220,6 +231,33 @@ class GameSession:
         self.record.answers.append((side, option))
         self.base_view = self._view()
         return Step(side, option)
+
+    def edit(self, edit: dict) -> str | None:
+        """Apply a designer's edit (checked by the engine: hexlore/runtime/engine/edits.py) and note
+        it in the record; returns why it was refused, or None. A refused edit changes nothing."""
+        if self.pending is None:
+            return "edit the game at a decision (none is pending)"
+        try:
+            apply_edit(self._game(), edit)
+        except EditError as exc:
+            return str(exc)
+        self.record.edits.append((self.seq, edit))
+        self.odds_asked = {}
+        self.base_view = self._view()
+        return None
+
+    def position_yaml(self, name: str) -> dict:
+        """The position as a scenario test (hexlore/runtime/analysis/position_test.py): the
+        scenario's YAML with that test, for the page to download, and what it could not say."""
+        from ..runtime.analysis.position_test import position_test, scenario_with_test
+
+        game = self._game()
+        try:
+            found = position_test(game, name)
+            text = scenario_with_test(game, found.test, game.scenario.path)
+        except (ValueError, RuntimeRuleError) as exc:
+            return {"refused": _headline(exc)}
+        return {"name": name, "yaml": text, "notes": found.notes}
 
     def odds(self, option: int) -> dict:
         """The odds table of an option of the pending decision (:mod:`.odds`), worked out once
