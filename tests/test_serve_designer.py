@@ -152,3 +152,30 @@ def test_the_position_saved_as_a_test_passes_under_hexlore_test(tmp_path):
 
 def api_root():
     return __import__("conftest").ROOT
+
+
+def test_a_database_made_before_designer_mode_still_opens(tmp_path):
+    """The games table of an older file gains its designer column (false) and its games play on."""
+    import sqlite3
+
+    from hexlore.serve.store import Store
+
+    db = tmp_path / "old.sqlite"
+    old = sqlite3.connect(db)
+    old.executescript("""
+        CREATE TABLE games (id TEXT PRIMARY KEY, scenario TEXT NOT NULL, seed INTEGER NOT NULL,
+            players TEXT NOT NULL, mode TEXT NOT NULL, created REAL NOT NULL);
+        CREATE TABLE seats (token TEXT PRIMARY KEY, game_id TEXT NOT NULL REFERENCES games(id), sides TEXT NOT NULL);
+        CREATE TABLE answers (game_id TEXT NOT NULL REFERENCES games(id), seq INTEGER NOT NULL, side TEXT NOT NULL,
+            option INTEGER NOT NULL, PRIMARY KEY (game_id, seq));
+        INSERT INTO games VALUES ('old1', 'battlelore/spider_ford', 3, '{"north": "person", "south": "person"}',
+            'hot-seat', 1.0);
+        INSERT INTO seats VALUES ('tok', 'old1', '["north", "south"]');
+        INSERT INTO answers VALUES ('old1', 0, 'north', 0);""")
+    old.commit()
+    old.close()
+    record = Store(db).game("old1")
+    assert record is not None and record.designer is False and record.edits == [] and len(record.answers) == 1
+    with app_on(db) as client, client.websocket_connect("/ws/old1?token=tok") as ws:
+        state = receive_state(ws)
+        assert state["seq"] == 1 and state["designer"] is False and state["failure"] is None
