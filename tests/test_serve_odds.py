@@ -124,3 +124,25 @@ def test_the_pending_decision_names_the_unit_it_is_about(tmp_path):
             assert pending["name"] == "move_to"
             assert pending["about"] == [{"id": "n_archers", "type": unit.definition.name,
                                          "hex": local.state.board.label(unit.hex)}]
+
+
+def test_terrain_placed_in_play_is_sent_to_the_page():
+    """A command tent deployed during the game (set_terrain): the view sends the hex's new
+    terrain and its fill, the hexes that did not change are not sent."""
+    from hexlore.serve.session import GameSession
+    from hexlore.serve.store import GameRecord
+
+    scenario = "battlelore/ford_campaign/haunted_crossing"
+    loaded = open_scenario(scenario)
+    players = {s.name: "first" for s in loaded.scenario.sides}
+    session = GameSession(GameRecord("t", scenario, 1, players, "hot-seat"), loaded)
+    session.rebuild()
+    assert session.base_view["terrain"] == {}
+    for _ in range(2000):
+        if session.pending is None or any(e.get("event") == "tent_deployed" for e in session.game.log):
+            break
+        assert session.think().error is None
+    tents = [e["args"]["hex"] for e in session.game.log if e.get("event") == "tent_deployed"]
+    assert tents, "the tent is deployed in play"
+    terrain = session.base_view["terrain"]
+    assert set(terrain) == set(tents) and all(t[0] == "command_tent" and t[1].startswith("#") for t in terrain.values())

@@ -71,7 +71,14 @@
     });
     fill(unitLayer, out);
     Object.keys(polygons).forEach(function (h) {
-      polygons[h].classList.toggle("option", Boolean(mine() && p.hexes[h]));
+      var poly = polygons[h], now = (view.terrain || {})[h];
+      if (!poly.hasAttribute("data-start-fill")) {
+        poly.setAttribute("data-start-fill", poly.getAttribute("fill"));
+        poly.setAttribute("data-start-terrain", poly.getAttribute("data-terrain"));
+      }
+      poly.setAttribute("fill", now ? now[1] : poly.getAttribute("data-start-fill"));
+      poly.setAttribute("data-terrain", now ? now[0] : poly.getAttribute("data-start-terrain"));
+      poly.classList.toggle("option", Boolean(mine() && p.hexes[h]));
     });
   }
 

@@ -24,8 +24,8 @@ from ..loading import Loaded
 from ..look import Look, look_of
 from ..play import _value, describe_entry
 from ..play_view import decision_subjects
-from ..render import side_colours, unit_mark
-from ..replay.record import Recorder
+from ..render import side_colours, terrain_colours, unit_mark
+from ..replay.record import Recorder, terrain_name
 from ..runtime.engine.edits import EditError, apply_edit
 from ..runtime.engine.game import Game, RuntimeRuleError, ScenarioError
 from ..runtime.engine.policies import Decision, Policy
@@ -122,6 +122,9 @@ class GameSession:
     #: the log's entries described so far (the page is sent the newest)
     described: list = field(default_factory=list)
     read: int = 0
+    #: hex label -> terrain as the game was set up, and the fill of each terrain (the board's)
+    start_terrain: dict = field(default_factory=dict)
+    terrain_fills: dict = field(default_factory=dict)
     #: option -> its odds table, for the decision pending now (emptied whenever the game moves)
     odds_asked: dict = field(default_factory=dict)
 
@@ -149,6 +152,8 @@ class GameSession:
             if recorder is not None:
                 recorder.watch(game.state, game.events)
             self.start_fields = {uid: dict(unit.f) for uid, unit in game.state.units.items()}
+            self.start_terrain = {game.state.board.label(h): terrain_name(game.state, h) for h in game.state.board}
+            self.terrain_fills = terrain_colours(game.state, self.look)
             self.noted = {}
             for side, player in self.record.players.items():
                 if player != PERSON:
@@ -322,7 +327,22 @@ class GameSession:
         return {"failure": self.failure, "seq": self.seq, "over": bool(state.over),
                 "winner": getattr(state.winner, "name", state.winner),
                 "sides": sides, "units": units, "log": log, "log_start": len(self.described) - len(log) + 1,
-                "pending": self._pending_view()}
+                "terrain": self._terrain_changed(), "pending": self._pending_view()}
+
+    def _terrain_changed(self) -> dict[str, list[str]]:
+        """Hex label -> [terrain, fill] of each hex whose terrain is not the one it began with
+        (the page's board was drawn as the game began)."""
+        state = self._game().state
+        board, start, fills = state.board, self.start_terrain, self.terrain_fills
+        changed = {}
+        for h in state.board:
+            here = board.label(h)
+            name = terrain_name(state, h)
+            if start.get(here, name) != name:
+                if name not in fills:
+                    fills[name] = self.look.terrain_colour(name, len(fills))
+                changed[here] = [name, fills[name]]
+        return changed
 
     def _pending_view(self) -> dict | None:
         pending = self.pending
