@@ -57,11 +57,11 @@ def _loaded(scenario: str) -> Loaded:
 
 
 def think_elsewhere(scenario: str, seed: int, players: dict[str, str], answers: list[tuple[str, int]],
-                    edits: list[tuple[int, dict]] = ()) -> int:
+                    edits: list[tuple[int, dict]] | None = None) -> int:
     """In a worker process: the index the pending side's player chooses, in the game that the
     answers (and a designer's edits) give (rebuilt here: the server's game stays the server's)."""
     session = GameSession(GameRecord("worker", scenario, seed, players, "hot-seat", answers=list(answers),
-                                     edits=list(edits)), _loaded(scenario))
+                                     edits=list(edits or [])), _loaded(scenario))
     session.rebuild()
     if session.failure is not None:
         raise RuntimeError(session.failure)

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hexlore.runtime.engine.state import label
+from hexlore.runtime.engine.dice import Roller
+from hexlore.runtime.engine.state import Unit, label
 
 if TYPE_CHECKING:
     from hexlore.runtime.engine.game import Game
@@ -33,14 +34,14 @@ class EditError(ValueError):
     """An edit refused: its text says what is wrong."""
 
 
-def _unit(game: "Game", uid) -> object:
+def _unit(game: "Game", uid: object) -> Unit:
     unit = game.state.units.get(uid) if isinstance(uid, str) else None
     if unit is None:
         raise EditError(f"no unit '{str(uid)[:60]}' in this game")
     return unit
 
 
-def set_unit_field(game: "Game", uid: str, name: str, value) -> None:
+def set_unit_field(game: "Game", uid: object, name: object, value) -> None:
     """Set a unit's declared field to ``value`` (a scenario value: number, name, list…)."""
     unit = _unit(game, uid)
     fields = game.rules.kinds["unit"].fields
@@ -50,11 +51,11 @@ def set_unit_field(game: "Game", uid: str, name: str, value) -> None:
     problems: list = []
     converted = game.values.convert(value, fields[name].type, problems, ("edit", uid, name))
     if problems:
-        raise EditError(f"{uid}.{name}: {problems[0].message}")
+        raise EditError(f"{unit.id}.{name}: {problems[0].message}")
     game.state.write(unit.f, name, converted)
 
 
-def move_unit(game: "Game", uid: str, where: str | None) -> None:
+def move_unit(game: "Game", uid: object, where: object) -> None:
     """Put a unit on a free hex of the board (``where`` its label), or set it aside (None)."""
     unit = _unit(game, uid)
     state = game.state
@@ -75,7 +76,7 @@ def move_unit(game: "Game", uid: str, where: str | None) -> None:
     state.place(unit, hex_)
 
 
-def force_next_roll(game: "Game", faces: list) -> None:
+def force_next_roll(game: "Game", faces: object) -> None:
     """The next roll of the game comes up ``faces`` (face names; checked against the die when
     rolled, as a test's ``dice:`` are). Refused when the names are no die's faces."""
     if not isinstance(faces, list) or not 0 < len(faces) <= MAX_FORCED or not all(isinstance(f, str) for f in faces):
@@ -84,7 +85,10 @@ def force_next_roll(game: "Game", faces: list) -> None:
     unknown = [f for f in faces if f not in known]
     if unknown:
         raise EditError(f"'{unknown[0][:40]}' is no die's face (faces: {', '.join(sorted(known))})")
-    forced = game.roller.forced
+    roller = game.roller
+    if not isinstance(roller, Roller):
+        raise EditError("this game's dice are not its own (an exploration deals them): no roll can be forced")
+    forced = roller.forced
     if len(forced) >= MAX_FORCED:
         raise EditError(f"{MAX_FORCED} rolls are forced already")
     forced.append(list(faces))
