@@ -179,3 +179,17 @@ def test_a_database_made_before_designer_mode_still_opens(tmp_path):
     with app_on(db) as client, client.websocket_connect("/ws/old1?token=tok") as ws:
         state = receive_state(ws)
         assert state["seq"] == 1 and state["designer"] is False and state["failure"] is None
+
+
+def test_a_failed_game_has_no_position_to_save_or_edit():
+    from hexlore.loading import open_scenario
+    from hexlore.serve.session import GameSession
+    from hexlore.serve.store import GameRecord
+
+    session = GameSession(GameRecord("t", FORD, 3, {"north": "person", "south": "person"}, "hot-seat",
+                                     designer=True), open_scenario(FORD))
+    session.rebuild()
+    session.fail("the player failed: gone")
+    assert session.position_yaml("x") == {"refused": "the game failed: there is no position to save"}
+    assert session.edit({"kind": "dice", "faces": ["flag"]}).startswith("edit the game at a decision")
+    assert session.record.edits == []

@@ -256,11 +256,13 @@ class GameSession:
         scenario's YAML with that test, for the page to download, and what it could not say."""
         from ..runtime.analysis.position_test import position_test, scenario_with_test
 
-        game = self._game()
+        if self.game is None or self.failure is not None:
+            return {"refused": "the game failed: there is no position to save"}
+        game = self.game
         try:
             found = position_test(game, name)
             text = scenario_with_test(game, found.test, game.scenario.path)
-        except (ValueError, RuntimeRuleError) as exc:
+        except (ValueError, RuntimeRuleError, ScenarioError, OSError) as exc:
             return {"refused": _headline(exc)}
         return {"name": name, "yaml": text, "notes": found.notes}
 
