@@ -193,3 +193,23 @@ def test_a_failed_game_has_no_position_to_save_or_edit():
     assert session.position_yaml("x") == {"refused": "the game failed: there is no position to save"}
     assert session.edit({"kind": "dice", "faces": ["flag"]}).startswith("edit the game at a decision")
     assert session.record.edits == []
+
+
+def test_undo_keeps_the_edits_made_at_the_decision_it_returns_to_and_drops_later_ones(tmp_path):
+    with app_on(tmp_path / "g.sqlite") as client:
+        game, seats = designer_game(client)
+        with client.websocket_connect(f"/ws/{game}?token={seats['plays north, south']}") as ws:
+            state = receive_state(ws)
+            for _ in range(2):
+                ws.send_json({"v": 1, "type": "answer", "seq": state["seq"], "option": 0})
+                state = receive_state(ws)
+            assert edit(ws, 2, kind="field", unit="s_archers", field="figures", value=2)["type"] == "state"
+            ws.send_json({"v": 1, "type": "answer", "seq": 2, "option": 0})
+            assert receive_state(ws)["seq"] == 3
+            ws.send_json({"v": 1, "type": "undo", "seq": 3})
+            back = receive_state(ws)
+            assert back["seq"] == 2 and units(back)["s_archers"]["changed"] == {"figures": 2}
+            ws.send_json({"v": 1, "type": "undo", "seq": 2})
+            before = receive_state(ws)
+            assert before["seq"] == 1 and units(before)["s_archers"]["changed"] == {}
+        assert client.app.state.hub.store.game(game).edits == []
