@@ -27,7 +27,7 @@ from ..render import side_colours, unit_mark
 from ..replay.record import Recorder
 from ..runtime.engine.game import Game, RuntimeRuleError, ScenarioError
 from ..runtime.engine.policies import Decision, Policy
-from ..runtime.engine.requests import Choice
+from ..runtime.engine.core.requests import Choice
 from .seats import PERSON, Seat
 from .store import GameRecord
 
