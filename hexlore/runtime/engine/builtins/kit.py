@@ -53,7 +53,7 @@ class BuiltinsGame(Protocol):
 class Kit:
     """One game's share of the built-ins: the game (held weakly), its state and helpers."""
 
-    game: Any  # a weakref.proxy of the Game: a dropped game is freed at once, not by the cyclic collector
+    game: BuiltinsGame  # a weakref.proxy of the Game: a dropped game is freed at once, not by the cyclic collector
     state: Any
     memo: Any
     board: Any
