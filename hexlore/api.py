@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from .runtime.engine.policies import Policy
     from .runtime.analysis.scenario_tests import TestOutcome
     from .runtime.engine.event_log import EventLog
-    from .runtime.engine.state import GameState
+    from .runtime.engine.core.state import GameState
 
 __all__ = ["Loaded", "open_scenario", "check", "run", "render", "test", "compile_packs", "bundled_scenarios_root",
            "resolve_scenario", "Game", "CompileCache", "COMPILE_CACHE", "unique_diagnostics", "PATH_VARIABLE",

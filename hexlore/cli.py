@@ -278,7 +278,7 @@ def replay_command(log: str, scenario: str, seed: int | None, max_rounds: int | 
     from .look import LookError
     from .replay.make import ReplayMismatch, replay_log
     from .runtime.analysis.output_budget import OutputTooLarge, located
-    from .runtime.engine.bounds import MAX_LOG_BYTES
+    from .runtime.engine.core.bounds import MAX_LOG_BYTES
 
     exit_if_no_scenario(scenario)
     loaded = api.open_scenario(scenario)

@@ -29,7 +29,7 @@ from ..replay.record import Recorder, terrain_name
 from ..runtime.engine.edits import EditError, apply_edit
 from ..runtime.engine.game import Game, RuntimeRuleError, ScenarioError
 from ..runtime.engine.policies import Decision, Policy
-from ..runtime.engine.requests import Choice
+from ..runtime.engine.core.requests import Choice
 from .odds import odds_table
 from .seats import PERSON, Seat
 from .store import GameRecord

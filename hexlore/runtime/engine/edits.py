@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hexlore.runtime.engine.dice import Roller
-from hexlore.runtime.engine.state import Unit, label
+from hexlore.runtime.engine.core.state import Unit, label
 
 if TYPE_CHECKING:
     from hexlore.runtime.engine.game import Game
