@@ -387,13 +387,16 @@ class GameSession:
             game.restore(point)
 
     def view_for(self, seat: Seat | None, mode: str) -> dict:
-        """The view a seat is sent: in a remote game the other sides' hands are counted, not shown."""
+        """The view a seat is sent: the hands of sides it does not play are counted, not shown, until
+        the game is over (a person does not see a player's or another person's cards, nor does a
+        spectator's link, which any player may open); a designer's game shows every hand."""
         view = dict(self.base_view)
         view["you"] = list(seat.sides) if seat is not None else []
         view["mode"] = mode
         view["scenario"] = self.loaded.scenario.name if self.loaded.scenario is not None else self.record.scenario
-        if mode == "remote" and seat is not None and not seat.spectator and not view.get("over"):
-            view["sides"] = [side if side["name"] in seat.sides else
+        if not self.record.designer and not view.get("over"):
+            sides = seat.sides if seat is not None else ()
+            view["sides"] = [side if side["name"] in sides else
                              {**side, "hands": {k: {"hidden": len(v)} for k, v in side["hands"].items()}}
                              for side in view["sides"]]
         return view
