@@ -6,6 +6,8 @@ import gc
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -13,59 +15,66 @@ from hexlore import collector
 from hexlore.collector import CHECK_THRESHOLD, fewer_collections, no_collection_at_exit
 
 
-@pytest.fixture
-def thresholds():
+@contextmanager
+def kept_thresholds() -> Iterator[None]:
+    """The tests set the interpreter's thresholds: what runs after them finds them as they were."""
     saved = gc.get_threshold()
-    yield
-    gc.set_threshold(*saved)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*saved)
 
 
-def test_the_threshold_is_raised_inside_and_restored_after(thresholds):
-    gc.set_threshold(700, 10, 10)
-    with fewer_collections():
-        assert gc.get_threshold() == (CHECK_THRESHOLD, 10, 10)
-        with fewer_collections(10):  # nested: never lowered, and the outer one restores
+def test_the_threshold_is_raised_inside_and_restored_after():
+    with kept_thresholds():
+        gc.set_threshold(700, 10, 10)
+        with fewer_collections():
             assert gc.get_threshold() == (CHECK_THRESHOLD, 10, 10)
-        assert gc.get_threshold() == (CHECK_THRESHOLD, 10, 10)
-    assert gc.get_threshold() == (700, 10, 10)
+            with fewer_collections(10):  # nested: never lowered, and the outer one restores
+                assert gc.get_threshold() == (CHECK_THRESHOLD, 10, 10)
+            assert gc.get_threshold() == (CHECK_THRESHOLD, 10, 10)
+        assert gc.get_threshold() == (700, 10, 10)
 
 
-def test_restored_after_an_error(thresholds):
-    gc.set_threshold(700, 10, 10)
-    with pytest.raises(ValueError), fewer_collections():
-        raise ValueError
-    assert gc.get_threshold() == (700, 10, 10)
+def test_restored_after_an_error():
+    with kept_thresholds():
+        gc.set_threshold(700, 10, 10)
+        with pytest.raises(ValueError), fewer_collections():
+            raise ValueError
+        assert gc.get_threshold() == (700, 10, 10)
 
 
-def test_a_higher_threshold_or_collection_turned_off_is_kept(thresholds):
-    gc.set_threshold(10 * CHECK_THRESHOLD, 10, 10)
-    with fewer_collections():
-        assert gc.get_threshold()[0] == 10 * CHECK_THRESHOLD
-    gc.set_threshold(0, 10, 10)
-    with fewer_collections():
-        assert gc.get_threshold()[0] == 0
-    assert gc.get_threshold() == (0, 10, 10)
+def test_a_higher_threshold_or_collection_turned_off_is_kept():
+    with kept_thresholds():
+        gc.set_threshold(10 * CHECK_THRESHOLD, 10, 10)
+        with fewer_collections():
+            assert gc.get_threshold()[0] == 10 * CHECK_THRESHOLD
+        gc.set_threshold(0, 10, 10)
+        with fewer_collections():
+            assert gc.get_threshold()[0] == 0
+        assert gc.get_threshold() == (0, 10, 10)
 
 
-def test_threads_that_overlap_leave_the_thresholds_as_they_found_them(thresholds):
+def test_threads_that_overlap_leave_the_thresholds_as_they_found_them():
     """This thread enters first and leaves first, while the other is still inside: a caller
     that restored what it saw would lower the threshold under the other, then leave it raised."""
-    gc.set_threshold(700, 10, 10)
-    entered, leave = threading.Event(), threading.Event()
+    with kept_thresholds():
+        gc.set_threshold(700, 10, 10)
+        entered, leave = threading.Event(), threading.Event()
 
-    def other():
+        def other():
+            with fewer_collections():
+                entered.set()
+                leave.wait(timeout=60)
+
+        thread = threading.Thread(target=other)
         with fewer_collections():
-            entered.set()
-            leave.wait(timeout=60)
-
-    thread = threading.Thread(target=other)
-    with fewer_collections():
-        thread.start()
-        assert entered.wait(timeout=60)
-    assert gc.get_threshold()[0] == CHECK_THRESHOLD  # the other thread is still checking
-    leave.set()
-    thread.join()
-    assert gc.get_threshold() == (700, 10, 10)
+            thread.start()
+            assert entered.wait(timeout=60)
+        assert gc.get_threshold()[0] == CHECK_THRESHOLD  # the other thread is still checking
+        leave.set()
+        thread.join()
+        assert gc.get_threshold() == (700, 10, 10)
 
 
 def test_the_freeze_at_exit_is_registered_once(monkeypatch):
