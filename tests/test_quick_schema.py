@@ -52,9 +52,23 @@ CHECKS = {name: _checks(name) for name in SCHEMAS}
 
 
 def _same_verdict(name: str, data) -> None:
+    """What the quick check accepts, jsonschema accepts. The other way round it may refuse
+    more (a name 'north\\n': Python's '$' matches before a last newline, ECMA's does not);
+    such a document goes to jsonschema, whose verdict stands."""
     quick, full = CHECKS[name]
-    errors = list(full.iter_errors(data))
-    assert quick(data) == (not errors), (name, [e.message for e in errors][:3])
+    if quick(data):
+        errors = list(full.iter_errors(data))
+        assert errors == [], (name, [e.message for e in errors][:3])
+
+
+def test_a_refusal_of_the_quick_check_goes_to_jsonschema():
+    """The one disagreement known: jsonschema accepts a name with a last newline, jsonschema-rs
+    does not; the loader asks jsonschema then, so the document stays valid."""
+    _, document = VALID[0]
+    changed = _replaced(document, ("sides", 0, "name"), "north\n")
+    quick, full = CHECKS["scenario.schema.json"]
+    assert not quick(changed) and list(full.iter_errors(changed)) == []
+    assert loader._schema_errors(changed) == []
 
 
 def test_the_documents_are_there():
@@ -65,8 +79,10 @@ def test_the_documents_are_there():
 
 @pytest.mark.parametrize("name", SCHEMAS)
 def test_every_document_gets_the_same_verdict(name):
-    for path in DOCUMENTS:
-        _same_verdict(name, _data(path))
+    quick, full = CHECKS[name]
+    for path in DOCUMENTS:  # none of them has a name with a last newline: here the verdicts are equal
+        data = _data(path)
+        assert quick(data) == (not list(full.iter_errors(data))), (name, path)
 
 
 #: values where validators are known to differ: strings a Python '$' accepts, numbers that
