@@ -90,7 +90,9 @@ def check(paths: tuple[str, ...], fmt: str, strict: bool, output: str | None) ->
     """
     from . import api, report
     from .cli_output import print_diagnostics
+    from .collector import no_collection_at_exit
 
+    no_collection_at_exit()  # what was checked stays alive to the end: the exit's collections skip it
     diagnostics, sources = api.check(list(paths))
     if output == "-":
         output = None
