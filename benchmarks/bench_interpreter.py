@@ -4,7 +4,7 @@
                                            [--instructions] [--scenario westeros/skirmish]
 
 Each scenario plays seeds 0..N-1 with random players, twice: with the memo of pure functions
-(hexlore/runtime/engine/memo.py) and without it (``Game.memoise = False``), alternating game by game
+(hexlore/runtime/engine/core/memo.py) and without it (``Game.memoise = False``), alternating game by game
 so both share the machine's load alike; the logs of the two runs must be the same bytes. With
 ``--against REV`` (a git revision, e.g. the commit before an optimisation) the interpreter of
 that revision plays the same games on the same packs in other processes, alternating with

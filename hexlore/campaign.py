@@ -19,7 +19,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from .loading import Loaded, bundled_scenarios_root, declared_search_paths, open_scenario, unique_diagnostics
 from .compiler.packs import inside, resolved
@@ -30,8 +30,10 @@ from .dsl.output_files import OutputError, remove_stale_temporaries
 from .runtime.scenarios.campaign_files import (Adventure, Campaign, Sheet, dump_sheet, load_campaign, load_sheet,
                                                next_revision, write_atomically)
 from .runtime.engine.cast import CampaignUnit, Cast, stored
-from .runtime.engine.game import Game, GameResult, RuntimeRuleError, ScenarioError
 from .runtime.engine.setup import check_set_up
+
+if TYPE_CHECKING:  # the engine is imported by what plays, not by `hexlore check` (start-up)
+    from .runtime.engine.game import Game, GameResult
 
 __all__ = ["AdventureResult", "CampaignUsageError", "OpenedCampaign", "check_campaign", "check_sheet",
            "open_campaign", "play_campaign"]
@@ -241,6 +243,8 @@ def play_adventure(opened: OpenedCampaign, adventure: Adventure, seed: int | Non
     cast = _cast(campaign, sheet, adventure, problems)
     if problems:
         return None, problems
+    from .runtime.engine.game import Game, RuntimeRuleError, ScenarioError
+
     seed = seed if seed is not None else adventure.seed if adventure.seed is not None else scenario.seed
     name = _name(adventure, loaded)
     try:

@@ -90,7 +90,9 @@ def check(paths: tuple[str, ...], fmt: str, strict: bool, output: str | None) ->
     """
     from . import api, report
     from .cli_output import print_diagnostics
+    from .collector import no_collection_at_exit
 
+    no_collection_at_exit()  # what was checked stays alive to the end: the exit's collections skip it
     diagnostics, sources = api.check(list(paths))
     if output == "-":
         output = None
@@ -278,7 +280,7 @@ def replay_command(log: str, scenario: str, seed: int | None, max_rounds: int | 
     from .look import LookError
     from .replay.make import ReplayMismatch, replay_log
     from .runtime.analysis.output_budget import OutputTooLarge, located
-    from .runtime.engine.bounds import MAX_LOG_BYTES
+    from .runtime.engine.core.bounds import MAX_LOG_BYTES
 
     exit_if_no_scenario(scenario)
     loaded = api.open_scenario(scenario)

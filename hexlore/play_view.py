@@ -26,7 +26,7 @@ from .look import Look
 from .render import strength_fields, unit_mark
 from .runtime.analysis.odds_state import OptionOdds
 from .runtime.analysis.output_budget import too_large_to_draw
-from .runtime.engine.state import Unit, label
+from .runtime.engine.core.state import Unit, label
 
 CELL = 6  # characters per hex; a half-hex shift is CELL // 2
 MAX_MARK = 5  # what a cell shows of a unit: side letter, mark, strength

@@ -30,7 +30,7 @@ from .look import Look
 from .markup import xml_attr, xml_text
 from .runtime.analysis.output_budget import too_large_to_draw
 from .runtime.geometry.grid import Hex
-from .runtime.engine.state import GameState, Unit
+from .runtime.engine.core.state import GameState, Unit
 
 SQRT3 = math.sqrt(3)
 

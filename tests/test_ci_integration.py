@@ -14,6 +14,8 @@ from hexlore.cli import main
 
 HOOKS = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+#: the pre-commit and GitHub Actions set-up, which the README's "Using hexlore in CI" points to
+CI_DOC = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
 
 
 def _hook() -> dict:
@@ -53,10 +55,11 @@ def test_the_hook_runs_as_pre_commit_would_call_it():
     assert result.exit_code == 1 and "S103" in result.output
 
 
-def test_the_readme_shows_the_pre_commit_and_github_actions_set_up():
+def test_the_docs_show_the_pre_commit_and_github_actions_set_up():
     section = README.split("## Using hexlore in CI", 1)
     assert len(section) == 2, "README has a 'Using hexlore in CI' section"
-    blocks = re.findall(r"^```yaml\n(.*?)^```", section[1].split("\n## ", 1)[0], re.S | re.M)
+    assert "docs/ci.md" in section[1].split("\n## ", 1)[0], "the README's CI section points to docs/ci.md"
+    blocks = re.findall(r"^```yaml\n(.*?)^```", CI_DOC, re.S | re.M)
     configs = [yaml.safe_load(b) for b in blocks]
     pre_commit = next(c for c in configs if isinstance(c, dict) and "repos" in c)
     assert any(h["id"] == "hexlore-check" for r in pre_commit["repos"] for h in r["hooks"])

@@ -72,7 +72,7 @@ def test_event_arguments_are_labelled_as_label_does():
     """record_event labels a side, a definition, a symbol and a face by name without going
     through shown/label (their commonest cases written out): the same labels."""
     from hexlore.compiler.model import DefinitionSpec, FaceSpec, Symbol
-    from hexlore.runtime.engine.state import Side, label
+    from hexlore.runtime.engine.core.state import Side, label
 
     values = {"side": Side("north", "bottom", 0, {}),
               "card": DefinitionSpec("card", "probe", "Probe", frozenset(), (), None, "demo"),

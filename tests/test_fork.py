@@ -14,7 +14,7 @@ import pytest
 
 from conftest import ROOT
 from hexlore.api import open_scenario
-from hexlore.runtime.engine.bounds import GameOver
+from hexlore.runtime.engine.core.bounds import GameOver
 from hexlore.runtime.engine.game import Game, dump_log
 from hexlore.runtime.engine.snapshot import StateSnapshot
 

@@ -20,9 +20,9 @@ import pytest
 
 from conftest import ROOT
 from hexlore.api import open_scenario
-from hexlore.runtime.engine.bounds import MAX_STEPS
+from hexlore.runtime.engine.core.bounds import MAX_STEPS
 from hexlore.runtime.engine.game import Game, RuntimeRuleError, dump_log
-from hexlore.runtime.engine.requests import Choice, Roll
+from hexlore.runtime.engine.core.requests import Choice, Roll
 
 PACKAGE = ROOT / "hexlore"
 

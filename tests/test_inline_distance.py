@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import demo_pack
 from hexlore.compiler.backend.program import generate_module
-from hexlore.runtime.engine.bounds import RuleError
+from hexlore.runtime.engine.core.bounds import RuleError
 from hexlore.runtime.engine.game import Game
 from hexlore.runtime.geometry.grid import Hex
 from test_memo import SCENARIO

@@ -1,4 +1,4 @@
-"""Memoised pure functions (compiler/memo_plan.py, runtime/engine/memo.py) change no game: same answers, same logs.
+"""Memoised pure functions (compiler/memo_plan.py, runtime/engine/core/memo.py) change no game: same answers, same logs.
 
 A memo answers a function call from an earlier call with the same arguments until the game
 changes something the function reads. These tests change exactly those things between two

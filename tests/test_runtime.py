@@ -7,7 +7,7 @@ import io
 import pytest
 
 from conftest import ROOT, compile_text
-from hexlore.runtime.engine.bounds import RuleError
+from hexlore.runtime.engine.core.bounds import RuleError
 from hexlore.runtime.engine.game import Game, RuntimeRuleError
 from hexlore.runtime.scenarios.loader import load_scenario, load_scenario_text
 
@@ -317,7 +317,7 @@ procedure ok() -> int {{
 ])
 def test_loops_and_lists_of_untrusted_rules_are_bounded(tmp_path, procedure, message, line):
     """A loop that would run for hours, or a list that doubles until memory runs out, stops
-    with a located error (the bounds: hexlore/runtime/engine/bounds.py)."""
+    with a located error (the bounds: hexlore/runtime/engine/core/bounds.py)."""
     (tmp_path / "demo").mkdir()
     (tmp_path / "demo" / "greedy.lore").write_text(UNTRUSTED.format())
     from hexlore.compiler import compile_packs

@@ -229,7 +229,7 @@ def test_a_searching_player_needs_a_game_it_can_fork():
     game = Game(loaded.rules, loaded.scenario, seed=0)
     player = game.policies["north"]
     assert isinstance(player, SearchPolicy)
-    from hexlore.runtime.engine.bounds import RuleError
+    from hexlore.runtime.engine.core.bounds import RuleError
     from hexlore.runtime.engine.policies import Decision
 
     with pytest.raises(RuleError, match="searches only in a game played to the end"):

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from conftest import ROOT
 from hexlore.api import open_scenario
 from hexlore.runtime.engine.game import Game
-from hexlore.runtime.engine.memo import POSITIONS, Memo
+from hexlore.runtime.engine.core.memo import POSITIONS, Memo
 from hexlore.runtime.geometry.grid import Hex
 
 PUZZLES = ROOT / "tests" / "fixtures" / "search"

@@ -112,6 +112,25 @@ def test_two_people_on_different_machines_and_a_spectator(tmp_path):
             assert "spectator" in watch.receive_json()["message"]
 
 
+def test_a_person_sees_only_the_hands_of_the_sides_they_play(tmp_path):
+    """Against a player, on one screen, the player's cards stay hidden, as do every hand from a
+    spectator's link (which any player may open); a designer's game shows them all."""
+    with app_on(tmp_path / "g.sqlite") as client:
+        game, seats = new_game(client, "person", "greedy")
+        with client.websocket_connect(f"/ws/{game}?token={seats['plays north']}") as ws, \
+                client.websocket_connect(f"/ws/{game}?token={seats['spectator']}") as watch:
+            mine = {s["name"]: s for s in until_person(ws, ["north"])["sides"]}
+            watched = {s["name"]: s for s in receive_state(watch)["sides"]}
+        assert isinstance(mine["north"]["hands"]["hand"], list) and mine["south"]["hands"]["hand"] == {"hidden": 4}
+        assert watched["north"]["hands"]["hand"] == {"hidden": 4} == watched["south"]["hands"]["hand"]
+        page = client.post("/games", data={"scenario": FORD, "player.north": "person", "player.south": "greedy",
+                                           "seed": "3", "mode": "hot-seat", "designer": "on"})
+        game, token = re.findall(r'href="/play/([^"?]+)\?token=([^"]+)"', page.text)[0]
+        with client.websocket_connect(f"/ws/{game}?token={token}") as ws:
+            shown = {s["name"]: s for s in until_person(ws, ["north"])["sides"]}
+        assert isinstance(shown["south"]["hands"]["hand"], list)
+
+
 def test_undo_against_a_player_goes_back_to_the_persons_decision(tmp_path):
     with app_on(tmp_path / "g.sqlite") as client:
         game, seats = new_game(client, "person", "greedy")

@@ -206,3 +206,47 @@ def test_hostile_names_are_text_in_the_browser(browser, tmp_path):
             assert browser.execute_script("return window.__pwned === undefined")
     finally:
         del os.environ["HEXLORE_PATH"]
+
+
+def test_odds_the_unit_named_and_a_designers_edit(browser, tmp_path):
+    """Hot-seat, designer mode: the move names its unit (ringed on the board), "odds" of the
+    archers' shot shows the table, and the designer's form weakens a unit on every page."""
+    from selenium.webdriver.common.by import By
+
+    port = free_port()
+    with server(port, tmp_path / "games.sqlite"):
+        browser.get(f"http://127.0.0.1:{port}/")
+        form = next(f for f in browser.find_elements(By.CSS_SELECTOR, "form.new-game")
+                    if f.find_element(By.NAME, "scenario").get_attribute("value") == FORD)
+        from selenium.webdriver.support.select import Select
+        Select(form.find_element(By.NAME, "player.south")).select_by_value("person")
+        form.find_element(By.NAME, "seed").clear()
+        form.find_element(By.NAME, "seed").send_keys("3")
+        form.find_element(By.NAME, "designer").click()
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait(browser, "return document.querySelectorAll('a[data-seat]').length > 0")
+        browser.get(browser.find_element(By.CSS_SELECTOR, "a[data-seat='plays north, south']").get_attribute("href"))
+        for move in range(5):  # the last option each time: north's archers come to shoot
+            wait(browser, f"return Number(document.body.getAttribute('data-seq')) === {move}")
+            if move == 3:
+                assert "for n_archers" in browser.find_element(By.CSS_SELECTOR, "#decision .about").text
+                assert browser.execute_script("return document.querySelector('g.unit.subject')"
+                                              ".getAttribute('data-unit')") == "n_archers"
+            browser.execute_script("var b = document.querySelectorAll('#decision button[data-option]');"
+                                   "b[b.length - 1].click();")
+        wait(browser, "return Number(document.body.getAttribute('data-seq')) === 5")
+        assert "ranged_target" in browser.find_element(By.ID, "decision").text
+        browser.execute_script("document.querySelector('#decision button[data-odds]').click()")
+        wait(browser, "return document.querySelectorAll('#odds table tbody tr').length > 1")
+        assert "exact" in browser.find_element(By.CSS_SELECTOR, "#odds .odds-head").text
+        assert "%" in browser.find_element(By.CSS_SELECTOR, "#odds tbody td").text
+        shot(browser, "serve_odds.png")
+        designer = browser.find_element(By.ID, "designer")
+        assert designer.is_displayed()
+        for name, value in (("unit", "s_centre2"), ("field", "figures"), ("value", "1")):
+            designer.find_element(By.NAME, name).clear()
+            designer.find_element(By.NAME, name).send_keys(value)
+        designer.find_element(By.CSS_SELECTOR, "button[data-edit=field]").click()
+        wait(browser, "return (document.querySelector('g[data-unit=s_centre2]').getAttribute('data-strength')"
+                      " || '') === 'figures=1'")
+        assert seq(browser) == 5

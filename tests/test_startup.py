@@ -91,10 +91,20 @@ def test_check_of_a_pack_loads_the_compiler_and_nothing_of_the_runtime(tmp_path,
                   "hexlore.play", "yaml", "rich", *HEAVY) == []
 
 
+def test_check_of_valid_scenarios_loads_neither_jsonschema_nor_the_game(tmp_path):
+    """A campaign, its sheet and its scenarios, all valid: jsonschema-rs vouches for each file
+    (runtime/scenarios/quick_schema.py), so jsonschema, which only words errors, stays unloaded,
+    and checking builds no Game (hexlore/campaign.py imports the engine's game when it plays)."""
+    modules = loaded_by(tmp_path, "check", "scenarios/battlelore/ford_campaign")
+    assert "jsonschema_rs" in modules and "hexlore.runtime.scenarios.loader" in modules  # it checked scenarios
+    assert "hexlore.campaign" in modules  # and the campaign
+    assert family(modules, "jsonschema", "hexlore.runtime.engine.game") == []
+
+
 def test_run_loads_the_runtime_but_no_tables_ray_or_plots(tmp_path):
     modules = loaded_by(tmp_path, "run", "battlelore/spider_ford", "--seed", "7", "--max-rounds", "1")
     assert "hexlore.runtime.engine.game" in modules
-    # the scenario is validated against its JSON Schema: jsonschema is the one heavy library run uses
+    # the scenario is validated against its JSON Schema (jsonschema itself only for a file with errors)
     assert family(modules, "ray", "matplotlib", "numpy", "rich.table", "rich.progress", "hexlore.sweep_backends",
                   "hexlore.runtime.analysis.odds", "hexlore.runtime.analysis.sweep", "hexlore.render",
                   "jinja2") == []  # pages only: run --html

@@ -19,7 +19,7 @@ spec.loader.exec_module(bench)
     ("<hexlore rules 0, resumable>", "rules"),
     ("/x/hexlore/runtime/geometry/movement.py", "geometry"),
     ("/x/hexlore/runtime/engine/event_log.py", "log"),
-    ("/x/hexlore/runtime/engine/memo.py", "memo"),
+    ("/x/hexlore/runtime/engine/core/memo.py", "memo"),
     ("/x/hexlore/runtime/engine/builtins/moves.py", "primitives"),
     ("/x/hexlore/runtime/engine/builtins/geometry.py", "primitives"),
     ("/x/hexlore/runtime/engine/compiled/support.py", "primitives"),

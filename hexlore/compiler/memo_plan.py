@@ -1,7 +1,7 @@
 """What the memo of a rule set's pure functions may key on and must forget: its analyses.
 
 This is the compiler's half of the memo (the runtime's half, the per-game tables and who
-clears them, is :mod:`hexlore.runtime.engine.memo`). Everything here is read from the IR of a
+clears them, is :mod:`hexlore.runtime.engine.core.memo`). Everything here is read from the IR of a
 finished :class:`~hexlore.compiler.model.RuleSet`, once per rule set (:func:`memo_plan`,
 cached on the rule set), and is the same for every game of it; the code generator
 (:mod:`hexlore.compiler.backend`) writes the memoised entries of the functions from it.

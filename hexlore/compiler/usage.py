@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections import OrderedDict
 from typing import Any
 
 from ..dsl import ast
@@ -78,6 +79,36 @@ def _references(node: object, out: set[str]) -> None:
                 stack.append(value)
 
 
+#: module id -> (the module, the names each of its declarations mentions); see _module_references
+_REFERENCES: OrderedDict[int, tuple[ast.Module, tuple[frozenset[str], ...]]] = OrderedDict()
+#: as many modules as the parser's cache keeps (hexlore/dsl/parser.py: 256 files)
+_REFERENCES_KEPT = 256
+
+
+def _module_references(module: ast.Module) -> tuple[frozenset[str], ...]:
+    """The names each declaration of ``module`` mentions (:func:`_references`), in order.
+
+    Kept per module: the parser hands every compilation that reads a file the same frozen
+    module, and what its declarations mention depends on nothing else, so checking the
+    bundled packs and scenarios (30 pack sets sharing most packs) walks each file once
+    instead of once per set. Keyed by identity, the module kept in the entry so that its id
+    is not reused while the entry lives (frozen syntax hashes by value, deep and slow).
+    """
+    entry = _REFERENCES.get(id(module))
+    if entry is not None and entry[0] is module:
+        _REFERENCES.move_to_end(id(module))
+        return entry[1]
+    found = []
+    for decl in module.decls:
+        refs: set[str] = set()
+        _references(decl, refs)
+        found.append(frozenset(refs))
+    _REFERENCES[id(module)] = (module, tuple(found))
+    while len(_REFERENCES) > _REFERENCES_KEPT:
+        _REFERENCES.popitem(last=False)
+    return tuple(found)
+
+
 def _what(decl: ast.Decl, rules: RuleSet) -> tuple[str, str] | None:
     """(message, hint) for a declaration nobody uses, or None if it is not checked."""
     name = decl.name
@@ -128,9 +159,7 @@ def check_usage(loaded: LoadedPacks, rules: RuleSet, found: list[Diagnostic]) ->
     # name -> the declarations that mention it (a declaration may mention its own name)
     mentioned_by: dict[str, set[int]] = {}
     for module in loaded.modules:
-        for decl in module.decls:
-            refs: set[str] = set()
-            _references(decl, refs)
+        for decl, refs in zip(module.decls, _module_references(module)):
             for name in refs:
                 # a qualified mention (bc.hit, base.core.hit) mentions the plain name
                 mentioned_by.setdefault(name.rpartition(".")[2], set()).add(id(decl))

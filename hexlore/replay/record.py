@@ -26,7 +26,7 @@ from typing import IO
 from ..runtime.analysis.output_budget import OutputTooLarge, RecordingBudget, too_large_to_draw
 from ..runtime.engine.compiled.locate import current_origin
 from ..runtime.engine.event_log import EventLog
-from ..runtime.engine.state import GameState
+from ..runtime.engine.core.state import GameState
 
 #: one unit's part of a frame: its index, hex label (None: off the board), alive, changed numbers,
 #: and, when the rules said which way it went (``move(u, h, via: path)``), the hexes it entered

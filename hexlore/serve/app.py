@@ -59,7 +59,8 @@ def create_app(store: Store, catalogue: Catalogue) -> Starlette:
         except ValueError:
             return HTMLResponse(message_html("Refused", "the seed must be a whole number from 0"), 400)
         try:
-            game_id, seats = hub.create(form.get("scenario", ""), seed, players, form.get("mode", "hot-seat"))
+            game_id, seats = hub.create(form.get("scenario", ""), seed, players, form.get("mode", "hot-seat"),
+                                        designer=form.get("designer") == "on")
         except CreateError as exc:
             return HTMLResponse(message_html("Refused", str(exc)), 400)
         links = [(("plays " + ", ".join(sides)) if sides else "spectator", f"/play/{game_id}?token={token}")

@@ -97,8 +97,10 @@ class Hub:
         self.pool: ProcessPoolExecutor | None = None
 
     # ------------------------------------------------------------ games
-    def create(self, scenario: str, seed: int, players: dict[str, str], mode: str) -> tuple[str, dict]:
-        """A new game saved; returns its id and seats (token -> sides)."""
+    def create(self, scenario: str, seed: int, players: dict[str, str], mode: str,
+               designer: bool = False) -> tuple[str, dict]:
+        """A new game saved; returns its id and seats (token -> sides). Designer mode is for one
+        screen: refused when people play on different machines (an edit would be one person's)."""
         if len(self.store.games()) >= MAX_GAMES:
             raise CreateError(f"this server holds {MAX_GAMES} games already")
         loaded = self.catalogue.load(scenario)
@@ -113,7 +115,9 @@ class Hub:
             raise CreateError(f"unknown player '{bad[0][:40]}': choose one of {', '.join(PLAYER_CHOICES)}")
         if mode not in MODES:
             raise CreateError(f"unknown mode '{mode[:40]}': choose one of {', '.join(MODES)}")
-        record = GameRecord(new_game_id(), scenario, seed, {s: players[s] for s in sides}, mode)
+        if designer and mode == "remote" and sum(p == PERSON for p in players.values()) > 1:
+            raise CreateError("designer mode is for a game on one screen: not between people on different machines")
+        record = GameRecord(new_game_id(), scenario, seed, {s: players[s] for s in sides}, mode, designer=designer)
         seats = make_seats(record.players, mode)
         self.store.add_game(record, seats)
         return record.id, seats
@@ -167,7 +171,8 @@ class Hub:
             self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         record = session.record
         return await asyncio.get_running_loop().run_in_executor(
-            self.pool, think_elsewhere, record.scenario, record.seed, dict(record.players), list(record.answers))
+            self.pool, think_elsewhere, record.scenario, record.seed, dict(record.players), list(record.answers),
+            list(record.edits))
 
     def close(self) -> None:
         if self.pool is not None:
@@ -193,6 +198,10 @@ class Hub:
                 raise protocol.Refused("this is a spectator's link: it cannot play")
             if message.kind == "answer":
                 await self._answer(game_id, session, watcher, message)
+            elif message.kind == "odds":
+                await self._odds(game_id, session, watcher, message)
+            elif message.kind in ("edit", "save_test"):
+                await self._design(game_id, session, watcher, message)
             else:
                 await self._undo(game_id, session, watcher, message)
         except protocol.Refused as refused:
@@ -212,6 +221,44 @@ class Hub:
             self.undo_votes.pop(game_id, None)
         await self.broadcast(game_id)
         asyncio.get_running_loop().create_task(self.drive(game_id))
+
+    async def _odds(self, game_id: str, session: GameSession, watcher: Watcher, message) -> None:
+        """The odds of an option, checked like an answer (this seat's decision, now, in range),
+        sent to the asking page only; the game does not move."""
+        lock = self.locks[game_id]
+        if lock.locked():
+            raise protocol.Refused("the game is busy (a player is thinking): ask again at your decision")
+        async with lock:
+            pending = session.pending
+            protocol.check_answer(message, session.seq, session.person_to_answer(), watcher.seat.sides,
+                                  len(pending.options) if pending is not None else 0, False)
+            seq = session.seq
+            table = await anyio.to_thread.run_sync(engine, session.odds, message.option)
+        await watcher.socket.send_text(protocol.odds(seq, table))
+
+    async def _design(self, game_id: str, session: GameSession, watcher: Watcher, message) -> None:
+        """A designer's edit (saved, then shown to every page) or the position saved as a scenario
+        test (its YAML sent to the asking page, to download: the server writes no file)."""
+        if not session.record.designer:
+            raise protocol.Refused("this game is not in designer mode (chosen when a game is made)")
+        lock = self.locks[game_id]
+        if lock.locked():
+            raise protocol.Refused("the game is busy (a player is thinking): edit at your decision")
+        if message.seq != session.seq:
+            raise protocol.Refused("this edit is for an old position: the page shows the current one now")
+        async with lock:
+            if message.kind == "save_test":
+                saved = await anyio.to_thread.run_sync(engine, session.position_yaml, message.name)
+                await watcher.socket.send_text(protocol.position_test(message.seq, saved))
+                return
+            if len(session.record.edits) >= protocol.MAX_EDITS:
+                raise protocol.Refused(f"this game has {protocol.MAX_EDITS} edits already")
+            refused = await anyio.to_thread.run_sync(engine, session.edit, message.edit)
+            if refused is not None:
+                raise protocol.Refused(refused)
+            self.store.add_edit(game_id, len(session.record.edits) - 1, session.seq, session.record.edits[-1][1])
+            watcher.sent = 0  # a designer's edits are work, not a flood
+        await self.broadcast(game_id)
 
     async def _undo(self, game_id: str, session: GameSession, watcher: Watcher, message) -> None:
         lock = self.locks[game_id]
@@ -255,6 +302,7 @@ class Hub:
         votes = self.undo_votes.get(game_id, set())
         view["undo_asked"] = sorted(side for t in votes for side in self.seats[game_id].get(t, []))
         view["can_undo"] = session.undo_point() is not None and not session.failure
+        view["designer"] = session.record.designer and not seat.spectator
         return view
 
     async def send(self, game_id: str, watcher: Watcher) -> None:

@@ -65,6 +65,7 @@ HOME = """<header><h1>hexlore serve</h1></header>
 <label>seed <input name="seed" value="{{ s.seed }}" size="6" inputmode="numeric"></label>
 <label>people <select name="mode"><option value="hot-seat">on this screen (hot-seat)</option>
 <option value="remote">on different machines (a link each)</option></select></label>
+<label><input type="checkbox" name="designer" value="on"> designer mode</label>
 <button type="submit">Start</button>
 </form>
 {% endfor %}
@@ -98,6 +99,17 @@ PLAY = """<header><h1>{{ heading }}</h1>
 {{ board }}</section>
 <aside>
 <div id="decision" aria-live="polite"></div>
+<div id="odds" aria-live="polite"></div>
+<form id="designer" hidden><fieldset><legend>Designer</legend>
+<label>unit <input name="unit" size="10"></label>
+<label>field <input name="field" size="10"></label> <label>value <input name="value" size="6"></label>
+<button type="button" data-edit="field">set</button><br>
+<label>to hex <input name="hex" size="4"></label> <button type="button" data-edit="move">move</button><br>
+<label>next roll <input name="faces" size="20" placeholder="face, face"></label>
+<button type="button" data-edit="dice">force</button><br>
+<label>test name <input name="name" size="16" value="position"></label>
+<button type="button" data-edit="save">save as scenario test</button>
+<a id="saved-test" hidden download="position_test.yaml">download</a></fieldset></form>
 <div id="notice" class="notice" aria-live="assertive"></div>
 <div id="controls"><button id="undo" type="button">Undo</button>
 <a id="export-log" href="#">log</a> <a id="export-replay" href="#">replay</a></div>

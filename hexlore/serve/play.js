@@ -63,11 +63,22 @@
     });
     order.forEach(function (h) {
       var c = data.centres[h];
-      byHex[h].forEach(function (u, j) { out.push(unitSvg(u, c[0], c[1], j, byHex[h].length, mine() && p.units[u.id])); });
+      byHex[h].forEach(function (u, j) {
+        var g = unitSvg(u, c[0], c[1], j, byHex[h].length, mine() && p.units[u.id]);
+        if (p && (p.about || []).some(function (a) { return a.id === u.id; })) { g.classList.add("subject"); }
+        out.push(g);
+      });
     });
     fill(unitLayer, out);
     Object.keys(polygons).forEach(function (h) {
-      polygons[h].classList.toggle("option", Boolean(mine() && p.hexes[h]));
+      var poly = polygons[h], now = (view.terrain || {})[h];
+      if (!poly.hasAttribute("data-start-fill")) {
+        poly.setAttribute("data-start-fill", poly.getAttribute("fill"));
+        poly.setAttribute("data-start-terrain", poly.getAttribute("data-terrain"));
+      }
+      poly.setAttribute("fill", now ? now[1] : poly.getAttribute("data-start-fill"));
+      poly.setAttribute("data-terrain", now ? now[0] : poly.getAttribute("data-start-terrain"));
+      poly.classList.toggle("option", Boolean(mine() && p.hexes[h]));
     });
   }
 
@@ -77,7 +88,9 @@
     if (view.over) { parts.push(html("p", {"class": "over"}, ["Game over: winner " + (view.winner || "none")])); }
     if (p) {
       var who = p.side + (p.player === "person" ? "" : " (" + p.player + ", thinking)");
+      var about = (p.about || []).map(function (u) { return u.id + " (" + u.type + (u.hex ? " at " + u.hex : "") + ")"; });
       parts.push(html("p", {"class": "who"}, [html("b", {}, [who]), " decides ", html("b", {}, [p.name]),
+                                              about.length ? html("span", {"class": "about"}, [" for " + about.join(", ")]) : null,
                                               mine() ? " - your decision" : ""]));
       parts.push(html("ol", {"class": "choices", start: "0"}, p.options.map(function (label, i) {
         var marks = [];
@@ -85,7 +98,9 @@
         if (p.preferred.indexOf(i) >= 0) { marks.push("preferred"); }
         var button = html("button", {type: "button", "data-option": String(i), disabled: mine() ? null : "disabled"},
                           [label + (marks.length ? " (" + marks.join(", ") + ")" : "")]);
-        return html("li", {}, [button]);
+        var ask = mine() ? html("button", {type: "button", "class": "ask-odds", "data-odds": String(i),
+                                           title: "what this option leads to, exactly"}, ["odds"]) : null;
+        return html("li", {}, [button, ask ? " " : null, ask]);
       })));
     }
     if (view.undo_asked && view.undo_asked.length) {
@@ -119,14 +134,30 @@
     list.scrollTop = list.scrollHeight;
   }
 
+  function drawOdds(m) {  // the odds of one option: a table, or why there is none
+    var box = document.getElementById("odds");
+    if (!view || m.seq !== view.seq) { return; }
+    var head = html("p", {"class": "odds-head"}, ["Odds of option " + m.option + (m.label !== undefined ? " (" + m.label + ")" : "") +
+      (m.refused ? ": " + m.refused : ", exact, " + m.outcomes + " outcome(s) enumerated")]);
+    if (m.refused || !m.rows) { fill(box, [head]); return; }
+    var rows = m.rows.concat(m.other ? [m.other] : []);
+    var table = html("table", {"class": "odds-table"}, [
+      html("thead", {}, [html("tr", {}, ["chance"].concat(m.columns).map(function (c) { return html("th", {}, [c]); }))]),
+      html("tbody", {}, rows.map(function (r) {
+        return html("tr", {}, [html("td", {title: r.probability}, [r.percent])].concat(r.values.map(function (v) { return html("td", {}, [v]); })));
+      }))]);
+    fill(box, [head, table]);
+  }
+
   function send(message) {
     if (socket && socket.readyState === 1) { message.v = 1; message.seq = view.seq; socket.send(JSON.stringify(message)); }
   }
   function answer(i) { if (mine()) { send({type: "answer", option: i}); } }
 
   document.getElementById("decision").addEventListener("click", function (ev) {
-    var b = ev.target.closest("button[data-option]");
+    var b = ev.target.closest("button[data-option]"), o = ev.target.closest("button[data-odds]");
     if (b) { answer(parseInt(b.getAttribute("data-option"), 10)); }
+    if (o && mine()) { send({type: "odds", option: parseInt(o.getAttribute("data-odds"), 10)}); }
   });
   board.addEventListener("click", function (ev) {
     if (!mine()) { return; }
@@ -138,6 +169,39 @@
   });
   document.getElementById("undo").addEventListener("click", function () { send({type: "undo"}); });
 
+  // designer mode: edits and "save as scenario test" (the server checks every value)
+  var designer = document.getElementById("designer"), savedLink = document.getElementById("saved-test");
+  function typed(text) {  // a value as typed: a number, true/false/none, a list "a, b", else text
+    var t = text.trim();
+    if (/^-?[0-9]+$/.test(t)) { return parseInt(t, 10); }
+    if (t === "true" || t === "false") { return t === "true"; }
+    if (t === "none" || t === "") { return null; }
+    if (t.charAt(0) === "[") { return t.replace(/^\[|\]$/g, "").split(",").map(function (x) { return x.trim(); }).filter(Boolean); }
+    return t;
+  }
+  designer.addEventListener("click", function (ev) {
+    var b = ev.target.closest("button[data-edit]");
+    if (!b) { return; }
+    var f = designer.elements, what = b.getAttribute("data-edit");
+    if (what === "save") { send({type: "save_test", name: f.name.value}); return; }
+    var edit = what === "field" ? {kind: "field", unit: f.unit.value.trim(), field: f.field.value.trim(), value: typed(f.value.value)}
+      : what === "move" ? {kind: "move", unit: f.unit.value.trim(), hex: f.hex.value.trim() || null}
+      : {kind: "dice", faces: f.faces.value.split(",").map(function (x) { return x.trim(); }).filter(Boolean)};
+    send({type: "edit", edit: edit});
+  });
+  board.addEventListener("click", function (ev) {  // a click on a unit names it in the designer's form
+    var u = ev.target.closest("g[data-unit]");
+    if (u && !designer.hidden) { designer.elements.unit.value = u.getAttribute("data-unit"); }
+  });
+  function drawSaved(m) {
+    if (m.refused) { document.getElementById("notice").textContent = "Not saved: " + m.refused; return; }
+    if (savedLink.href) { URL.revokeObjectURL(savedLink.href); }
+    savedLink.href = URL.createObjectURL(new Blob([m.yaml], {type: "application/x-yaml"}));
+    savedLink.hidden = false;
+    document.getElementById("notice").textContent = "Saved test '" + m.name + "'" +
+      (m.notes.length ? " (" + m.notes.join("; ") + ")" : "") + ": download it";
+  }
+
   function connect() {
     var scheme = location.protocol === "https:" ? "wss://" : "ws://";
     socket = new WebSocket(scheme + location.host + "/ws/" + encodeURIComponent(data.game) + tokenQuery);
@@ -145,10 +209,14 @@
     socket.addEventListener("message", function (ev) {
       var m = JSON.parse(ev.data);
       if (m.type === "error") { document.getElementById("notice").textContent = m.message; return; }
+      if (m.type === "odds") { drawOdds(m); return; }
+      if (m.type === "position_test") { drawSaved(m); return; }
       if (m.type !== "state") { return; }
+      if (!view || view.seq !== m.seq) { fill(document.getElementById("odds"), []); }
       document.getElementById("notice").textContent = "";
       view = m;
       drawBoard(); drawDecision(); drawSides(); drawLog();
+      designer.hidden = !view.designer;
       document.body.setAttribute("data-seq", String(view.seq));  // what a test (or a user script) reads
       document.body.setAttribute("data-pending", view.pending ? view.pending.side : (view.over ? "over" : ""));
     });

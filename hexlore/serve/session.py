@@ -23,11 +23,14 @@ from typing import IO, cast
 from ..loading import Loaded
 from ..look import Look, look_of
 from ..play import _value, describe_entry
-from ..render import side_colours, unit_mark
-from ..replay.record import Recorder
+from ..play_view import decision_subjects
+from ..render import side_colours, terrain_colours, unit_mark
+from ..replay.record import Recorder, terrain_name
+from ..runtime.engine.edits import EditError, apply_edit
 from ..runtime.engine.game import Game, RuntimeRuleError, ScenarioError
 from ..runtime.engine.policies import Decision, Policy
-from ..runtime.engine.requests import Choice
+from ..runtime.engine.core.requests import Choice
+from .odds import odds_table
 from .seats import PERSON, Seat
 from .store import GameRecord
 
@@ -53,11 +56,12 @@ def _loaded(scenario: str) -> Loaded:
     return open_scenario(scenario)
 
 
-def think_elsewhere(scenario: str, seed: int, players: dict[str, str], answers: list[tuple[str, int]]) -> int:
+def think_elsewhere(scenario: str, seed: int, players: dict[str, str], answers: list[tuple[str, int]],
+                    edits: list[tuple[int, dict]] | None = None) -> int:
     """In a worker process: the index the pending side's player chooses, in the game that the
-    answers give (rebuilt here: the server's game stays the server's)."""
-    session = GameSession(GameRecord("worker", scenario, seed, players, "hot-seat", answers=list(answers)),
-                          _loaded(scenario))
+    answers (and a designer's edits) give (rebuilt here: the server's game stays the server's)."""
+    session = GameSession(GameRecord("worker", scenario, seed, players, "hot-seat", answers=list(answers),
+                                     edits=list(edits or [])), _loaded(scenario))
     session.rebuild()
     if session.failure is not None:
         raise RuntimeError(session.failure)
@@ -118,14 +122,21 @@ class GameSession:
     #: the log's entries described so far (the page is sent the newest)
     described: list = field(default_factory=list)
     read: int = 0
+    #: hex label -> terrain as the game was set up, and the fill of each terrain (the board's)
+    start_terrain: dict = field(default_factory=dict)
+    terrain_fills: dict = field(default_factory=dict)
+    #: option -> its odds table, for the decision pending now (emptied whenever the game moves)
+    odds_asked: dict = field(default_factory=dict)
 
     # ------------------------------------------------------------ building
     def rebuild(self, answers: list[tuple[str, int]] | None = None) -> None:
         """Build the game afresh and replay ``answers`` (the record's, by default)."""
         if answers is not None:
             self.record.answers = list(answers)
+            self.record.edits = [(at, edit) for at, edit in self.record.edits if at <= len(answers)]
         self.failure = None
         self.shown_units, self.described, self.read = {}, [], 0
+        self.odds_asked = {}
         self.log = io.StringIO()
         rules, scenario = self.loaded.rules, self.loaded.scenario
         policies: dict[str, str | Policy] = {
@@ -141,23 +152,33 @@ class GameSession:
             if recorder is not None:
                 recorder.watch(game.state, game.events)
             self.start_fields = {uid: dict(unit.f) for uid, unit in game.state.units.items()}
+            self.start_terrain = {game.state.board.label(h): terrain_name(game.state, h) for h in game.state.board}
+            self.terrain_fills = terrain_colours(game.state, self.look)
             self.noted = {}
             for side, player in self.record.players.items():
                 if player != PERSON:
                     self.noted[side] = _Noted(game.policies[side])
                     game.seat(side, self.noted[side])
             game.start()
+            self._edits_at(0)
             for number, (side, option) in enumerate(self.record.answers):
                 pending = self.pending
                 if pending is None or pending.side.name != side:
                     raise ValueError(f"saved answer {number + 1} is for '{side}', but the game asks "
                                      f"{'nobody' if pending is None else pending.side.name}")
                 game.apply(option)
+                self._edits_at(number + 1)
             if recorder is not None:
                 recorder.finish()
         except (RuntimeRuleError, ScenarioError, ValueError) as exc:
             self.failure = _headline(exc)
         self.base_view = self._view()
+
+    def _edits_at(self, answered: int) -> None:
+        """Replay the designer's edits made after ``answered`` answers (a bad one fails the rebuild)."""
+        for at, edit in self.record.edits:
+            if at == answered:
+                apply_edit(self._game(), edit)
 
     # ------------------------------------------------------------ stepping
     @property
@@ -209,11 +230,49 @@ class GameSession:
             self.failure = _headline(exc)
             self.base_view = self._view()
             return Step(error=self.failure)
+        self.odds_asked = {}
         if option is None:
             option = noted.chosen[0] if noted is not None and noted.chosen else 0
         self.record.answers.append((side, option))
         self.base_view = self._view()
         return Step(side, option)
+
+    def edit(self, edit: dict) -> str | None:
+        """Apply a designer's edit (checked by the engine: hexlore/runtime/engine/edits.py) and note
+        it in the record; returns why it was refused, or None. A refused edit changes nothing."""
+        if self.pending is None:
+            return "edit the game at a decision (none is pending)"
+        try:
+            apply_edit(self._game(), edit)
+        except EditError as exc:
+            return str(exc)
+        self.record.edits.append((self.seq, edit))
+        self.odds_asked = {}
+        self.base_view = self._view()
+        return None
+
+    def position_yaml(self, name: str) -> dict:
+        """The position as a scenario test (hexlore/runtime/analysis/position_test.py): the
+        scenario's YAML with that test, for the page to download, and what it could not say."""
+        from ..runtime.analysis.position_test import position_test, scenario_with_test
+
+        if self.game is None or self.failure is not None:
+            return {"refused": "the game failed: there is no position to save"}
+        game = self.game
+        try:
+            found = position_test(game, name)
+            text = scenario_with_test(game, found.test, game.scenario.path)
+        except (ValueError, RuntimeRuleError, ScenarioError, OSError) as exc:
+            return {"refused": _headline(exc)}
+        return {"name": name, "yaml": text, "notes": found.notes}
+
+    def odds(self, option: int) -> dict:
+        """The odds table of an option of the pending decision (:mod:`.odds`), worked out once
+        per decision and option (a page asking again is answered from memory). The game, its
+        log and its saved answers are left exactly as they were."""
+        if option not in self.odds_asked:
+            self.odds_asked[option] = odds_table(self._game(), option)
+        return self.odds_asked[option]
 
     def _game(self) -> Game:
         assert self.game is not None, "the game is built before it is stepped or shown"
@@ -270,7 +329,22 @@ class GameSession:
         return {"failure": self.failure, "seq": self.seq, "over": bool(state.over),
                 "winner": getattr(state.winner, "name", state.winner),
                 "sides": sides, "units": units, "log": log, "log_start": len(self.described) - len(log) + 1,
-                "pending": self._pending_view()}
+                "terrain": self._terrain_changed(), "pending": self._pending_view()}
+
+    def _terrain_changed(self) -> dict[str, list[str]]:
+        """Hex label -> [terrain, fill] of each hex whose terrain is not the one it began with
+        (the page's board was drawn as the game began)."""
+        state = self._game().state
+        board, start, fills = state.board, self.start_terrain, self.terrain_fills
+        changed = {}
+        for h in state.board:
+            here = board.label(h)
+            name = terrain_name(state, h)
+            if start.get(here, name) != name:
+                if name not in fills:
+                    fills[name] = self.look.terrain_colour(name, len(fills))
+                changed[here] = [name, fills[name]]
+        return changed
 
     def _pending_view(self) -> dict | None:
         pending = self.pending
@@ -289,9 +363,13 @@ class GameSession:
         scores = self._scores(pending)
         preferred = [i for i, s in enumerate(scores) if s == max(scores)] \
             if scores and len(set(scores)) > 1 else []
+        board = game.state.board
+        about = [{"id": u.id, "type": u.definition.name, "hex": board.label(u.hex) if u.hex is not None else None}
+                 for u in decision_subjects(game)]
         return {"name": pending.name, "side": pending.side.name,
                 "player": self.record.players.get(pending.side.name, "?"), "options": labels,
-                "default": pending.default, "preferred": preferred, "hexes": hexes, "units": units}
+                "default": pending.default, "preferred": preferred, "hexes": hexes, "units": units,
+                "about": about}
 
     def _scores(self, pending: Choice) -> list | None:
         """The rules' 'prefer' scores of the pending options, worked out on a fork (so the
@@ -309,13 +387,16 @@ class GameSession:
             game.restore(point)
 
     def view_for(self, seat: Seat | None, mode: str) -> dict:
-        """The view a seat is sent: in a remote game the other sides' hands are counted, not shown."""
+        """The view a seat is sent: the hands of sides it does not play are counted, not shown, until
+        the game is over (a person does not see a player's or another person's cards, nor does a
+        spectator's link, which any player may open); a designer's game shows every hand."""
         view = dict(self.base_view)
         view["you"] = list(seat.sides) if seat is not None else []
         view["mode"] = mode
         view["scenario"] = self.loaded.scenario.name if self.loaded.scenario is not None else self.record.scenario
-        if mode == "remote" and seat is not None and not seat.spectator and not view.get("over"):
-            view["sides"] = [side if side["name"] in seat.sides else
+        if not self.record.designer and not view.get("over"):
+            sides = seat.sides if seat is not None else ()
+            view["sides"] = [side if side["name"] in sides else
                              {**side, "hands": {k: {"hidden": len(v)} for k, v in side["hands"].items()}}
                              for side in view["sides"]]
         return view

@@ -301,7 +301,7 @@ class Expressions:
         body = spending(call("h_len", name(src)), self.module.origin(node)) + \
             _aggregate_body(func, src, item, where, mapped, inner)
         if all(_pure(x) for x in (node.where, node.mapped) if x is not None):
-            # an undecided die face among the items (exact odds, engine/face_classes.py): the
+            # an undecided die face among the items (exact odds, engine/core/face_classes.py): the
             # tests are asked again of each of its faces, as functions of the item
             tests = [self._test(node, x, free) if x is not None else ast.Constant(None)
                      for x in (node.where, node.mapped)]

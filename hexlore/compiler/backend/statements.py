@@ -37,7 +37,7 @@ def _assign(target: str, value: ast.expr) -> ast.Assign:
 
 def _journalled_write(scope: Scope, fields: ast.expr, key: ast.expr, value: ast.expr) -> list[ast.stmt]:
     """``fields[key] = value``, recording the value it replaces while the state keeps a journal
-    (:meth:`~hexlore.runtime.engine.state.GameState.write`, written out)."""
+    (:meth:`~hexlore.runtime.engine.core.state.GameState.write`, written out)."""
     journal = scope.temp()
     record = ast.Tuple([ast.Constant(0), fields, key, call(attr(fields, "get"), key, name("h_missing"))], ast.Load())
     return [_assign(journal, attr(attr(CONTEXT, "state"), "journal")),
@@ -166,7 +166,7 @@ def function_def(program: Generating, identifier: str, params: tuple[str, ...], 
 def memo_entry(identifier: str, body_name: str, plan_index: int, shape: tuple,
                keeps_lists: bool = False) -> ast.FunctionDef:
     """The memoised entry of a function: exactly the keys, look-ups and bookkeeping of
-    :class:`~hexlore.runtime.engine.memo.Plan`, written out for this function's shape.
+    :class:`~hexlore.runtime.engine.core.memo.Plan`, written out for this function's shape.
     ``keeps_lists``: the function answers new lists (:func:`~hexlore.compiler.memo_plan.new_lists`),
     kept as a ``KeptList`` and answered as a list of the caller's own; else a list is not kept."""
     positions, exact, unknown, objects, arity = shape

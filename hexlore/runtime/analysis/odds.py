@@ -30,11 +30,11 @@ import yaml
 from hexlore.compiler.model import DieSpec, FaceSpec, RuleSet
 from hexlore.diagnostics import Diagnostic, Span, codes, did_you_mean, error
 from hexlore.runtime.engine.dice import Roller, chances, multiset_count, multisets
-from hexlore.runtime.engine.face_classes import FaceClass
+from hexlore.runtime.engine.core.face_classes import FaceClass
 from hexlore.runtime.engine.game import Game, RuntimeRuleError
 from hexlore.runtime.engine.policies import Decision, Policy
 from hexlore.runtime.engine.snapshot import Replayer, copy_value
-from hexlore.runtime.engine.state import label
+from hexlore.runtime.engine.core.state import label
 from hexlore.runtime.analysis.odds_tree import TooManyOutcomes, Tree
 from hexlore.runtime.analysis.stats import derive_seed, wilson
 from hexlore.runtime.analysis.scenario_tests import event_matches, action_args, apply_given

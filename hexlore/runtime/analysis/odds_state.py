@@ -39,9 +39,9 @@ from hexlore.diagnostics import codes
 from hexlore.runtime.analysis.odds import (DEFAULT_BUDGET, OddsError, OddsResult, OddsRow, OutcomeSpec,
                                            _NoShuffle, _NotEnumerable, _order, parse_outcome)
 from hexlore.runtime.analysis.odds_tree import TooManyOutcomes, Tree
-from hexlore.runtime.engine.bounds import MAX_LIST_ITEMS, GameOver
+from hexlore.runtime.engine.core.bounds import MAX_LIST_ITEMS, GameOver
 from hexlore.runtime.engine.game import Game
-from hexlore.runtime.engine.requests import Choice, Roll
+from hexlore.runtime.engine.core.requests import Choice, Roll
 from hexlore.runtime.engine.resume import drive
 
 #: how decisions met after the option are answered: stopped at, or as these policies answer

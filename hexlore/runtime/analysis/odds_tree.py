@@ -13,7 +13,7 @@ fingerprinted, and a configuration met again by other outcomes answers with the
 distribution found the first time — its chances add, and the rules below it run once.
 
 A roll branches only over the outcomes the rules can tell apart: its dice show *classes* of
-faces (:mod:`hexlore.runtime.engine.face_classes`), at first one class of every face; a rule
+faces (:mod:`hexlore.runtime.engine.core.face_classes`), at first one class of every face; a rule
 that looks at an undecided face refines that roll (the faces an aggregate's test told apart,
 or every face) and the roll is explored again from its fork. Each outcome is a multiset of
 classes with its multinomial weight, so a reroll that asks only whether a die shows one face
@@ -30,15 +30,15 @@ from math import comb, lcm
 from typing import Callable
 
 from hexlore.compiler.model import FaceSpec
-from hexlore.runtime.engine.bounds import MAX_LIST_ITEMS, GameOver
+from hexlore.runtime.engine.core.bounds import MAX_LIST_ITEMS, GameOver
 from hexlore.runtime.engine.dice import face_groups, multiset_count
-from hexlore.runtime.engine.face_classes import FaceClass, Observed, Split
+from hexlore.runtime.engine.core.face_classes import FaceClass, Observed, Split
 from hexlore.runtime.engine.game import Game
 from hexlore.runtime.engine.policies import Decision, Policy
-from hexlore.runtime.engine.requests import CALL, RETURN, Choice, Roll
+from hexlore.runtime.engine.core.requests import CALL, RETURN, Choice, Roll
 from hexlore.runtime.engine.resume import drive, roll, start_call
 from hexlore.runtime.engine.snapshot import copy_value
-from hexlore.runtime.engine.state import EventRecord
+from hexlore.runtime.engine.core.state import EventRecord
 
 
 class TooManyOutcomes(Exception):

@@ -1,6 +1,6 @@
 """One budget for every output: pictures, replay pages, their recordings and sweeps.
 
-A game's own work is bounded by :class:`~hexlore.runtime.engine.bounds.Budget` (steps, events,
+A game's own work is bounded by :class:`~hexlore.runtime.engine.core.bounds.Budget` (steps, events,
 log bytes), but what is made *from* a game can cost far more than playing it: a replay notes
 the whole board before each of 100,000 log entries, a 288-byte scenario asks for a 500x500
 board drawn as 71 MB of SVG, ``sweep --games 100000000`` asks for 10^8 records. Each output

@@ -28,7 +28,7 @@ from hexlore.dsl.confine import command_line_root, read_confined
 from hexlore.dsl.output_files import write_atomically
 from hexlore.runtime.analysis.scenario_tests import action_args, apply_given
 from hexlore.runtime.engine.game import Game, RuntimeRuleError
-from hexlore.runtime.engine.state import label
+from hexlore.runtime.engine.core.state import label
 
 
 @dataclass

@@ -14,7 +14,7 @@ from hexlore.diagnostics import Diagnostic, Span, did_you_mean
 from hexlore.runtime.engine.game import Game, RuntimeRuleError, ScenarioError
 from hexlore.runtime.engine.dice import Roller
 from hexlore.runtime.geometry.grid import Hex
-from hexlore.runtime.engine.state import label
+from hexlore.runtime.engine.core.state import label
 
 
 @dataclass

@@ -19,7 +19,7 @@ from hexlore.compiler.model import RuleSet
 from hexlore.diagnostics import codes, did_you_mean
 from hexlore.runtime.geometry.grid import Hex
 from hexlore.runtime.scenarios.model import unknown_side_message
-from hexlore.runtime.engine.state import GameState, Unit, label
+from hexlore.runtime.engine.core.state import GameState, Unit, label
 
 
 class SettingUp(Protocol):

@@ -10,15 +10,32 @@ garbage collector.
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from hexlore.compiler import ir
 from hexlore.compiler.memo_plan import EVENT, LISTS, effect_token
-from hexlore.runtime.engine.bounds import MAX_EVENT_DEPTH, RuleError
+from hexlore.runtime.engine.compiled.program import CompiledRules
+from hexlore.runtime.engine.core.bounds import MAX_EVENT_DEPTH, Budget, RuleError
+from hexlore.runtime.engine.core.memo import Memo
+from hexlore.runtime.engine.core.state import GameState
+from hexlore.runtime.engine.event_log import EventLog
+from hexlore.runtime.engine.setup import ScenarioValues
 
-if TYPE_CHECKING:
-    from hexlore.runtime.engine.compiled.program import CompiledRules
-    from hexlore.runtime.engine.game import Game
+
+class ContextGame(Protocol):
+    """What a :class:`Context` reads of its game (:class:`~hexlore.runtime.engine.game.Game`):
+    a view rather than ``Game`` itself, since game.py makes the context and a module needing
+    game.py back, even for its type only, is an import cycle (tests/test_import_cycles.py)."""
+
+    state: GameState
+    memo: Memo
+    events: EventLog
+    budget: Budget
+    values: ScenarioValues
+    options: dict
+    tables: dict
+
+    def decide(self, name: str, side: Any, options: list, scores: Any, default: Any, origin: Any) -> int: ...
 
 
 def _forgetting(impl, forget):
@@ -37,7 +54,7 @@ class Context:
                  "stack", "result", "_definition_lists", "budget",
                  "__weakref__")
 
-    def __init__(self, game: "Game", compiled: "CompiledRules", builtins: dict):
+    def __init__(self, game: ContextGame, compiled: CompiledRules, builtins: dict):
         self.game = weakref.proxy(game)
         state, memo = game.state, game.memo
         self.options = game.options

@@ -16,9 +16,9 @@ import json
 from typing import Any, Callable, Protocol
 
 from hexlore.compiler.model import DefinitionSpec, FaceSpec, Symbol
-from hexlore.runtime.engine.bounds import Budget
-from hexlore.runtime.engine.face_classes import FaceClass
-from hexlore.runtime.engine.state import GameState, Side, Unit, label
+from hexlore.runtime.engine.core.bounds import Budget
+from hexlore.runtime.engine.core.face_classes import FaceClass
+from hexlore.runtime.engine.core.state import GameState, Side, Unit, label
 from hexlore.runtime.geometry.grid import Hex
 
 #: what json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False) uses,

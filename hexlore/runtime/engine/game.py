@@ -26,15 +26,15 @@ from hexlore.runtime.engine.event_log import EventLog, LogSink
 from hexlore.runtime.engine.compiled.locate import rule_error
 from hexlore.runtime.engine.compiled.program import compiled
 from hexlore.runtime.engine.context import Context
-from hexlore.runtime.engine.bounds import MAX_LIST_ITEMS, Budget, GameOver, RuleError
-from hexlore.runtime.engine.memo import DEFINITION_LISTS, LISTS, MISS, NUMBERS, SKIP, KeptList, Memo, Plan
+from hexlore.runtime.engine.core.bounds import MAX_LIST_ITEMS, Budget, GameOver, RuleError
+from hexlore.runtime.engine.core.memo import DEFINITION_LISTS, LISTS, MISS, NUMBERS, SKIP, KeptList, Memo, Plan
 from hexlore.runtime.engine.players import make_policy
 from hexlore.runtime.engine.policies import Decision, Policy, Script, ScriptError
-from hexlore.runtime.engine.requests import Choice, Roll
+from hexlore.runtime.engine.core.requests import Choice, Roll
 from hexlore.runtime.engine.resume import drive, play_frame, roll
 from hexlore.runtime.engine.search import SearchPolicy
 from hexlore.runtime.engine.setup import ScenarioValues, set_up
-from hexlore.runtime.engine.state import EventRecord, GameState, Side
+from hexlore.runtime.engine.core.state import EventRecord, GameState, Side
 
 DEFAULT_MAX_ROUNDS = 100
 #: a pending roll with more distinct outcomes than this is refused by Game.chance_outcomes
@@ -109,7 +109,7 @@ class Game:
         self.asked = 0
         self.script = Script(decisions if decisions is not None else scenario.decisions)
         self.state = GameState(scenario.board)
-        # memoised results of pure functions (hexlore/runtime/engine/memo.py): filled only while
+        # memoised results of pure functions (hexlore/runtime/engine/core/memo.py): filled only while
         # memo.on (inside guarded)
         self.memo = Memo(rules)
         self._callers: dict = {}
@@ -242,7 +242,7 @@ class Game:
 
     def _caller(self, name: str, plan: Plan | None):
         """How Python calls function ``name`` (built-ins asking for a cost, a test…): through its
-        memo while the rules run (hexlore/runtime/engine/memo.py) as ``plan`` says (None: not memoised).
+        memo while the rules run (hexlore/runtime/engine/core/memo.py) as ``plan`` says (None: not memoised).
 
         Each call must keep returning a list of its own: a list answer is kept only when the
         function always makes a new one (memo.new_lists), as a ``KeptList`` copied for each
@@ -451,7 +451,7 @@ class Game:
         """Put the game back at ``point``: the state from the journal, the frames, the log, the
         budget, the event depth, the scripted answers left, the random streams if the fork kept
         them, the request pending; and forget every memoised result, or with ``memo_mark`` (the
-        memo's :meth:`~hexlore.runtime.engine.memo.Memo.mark` taken with the fork) only those
+        memo's :meth:`~hexlore.runtime.engine.core.memo.Memo.mark` taken with the fork) only those
         that read what changed since."""
         self.state.undo(point.mark)
         context = self.context

@@ -4,17 +4,12 @@ searching player ``mcts`` or ``rollout`` with its budget (``mcts:400`` futures a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from hexlore.runtime.engine.policies import _FIRST, _GREEDY, Policy, RandomPolicy
 from hexlore.runtime.engine.player_names import unknown_player
-from hexlore.runtime.engine.search import SEARCH_NAMES, SearchPolicy, parse_search
-
-if TYPE_CHECKING:
-    from hexlore.runtime.engine.game import Game
+from hexlore.runtime.engine.search import SEARCH_NAMES, SearchedGame, SearchPolicy, parse_search
 
 
-def make_policy(name: str | Policy, seed: int, side_name: str, game: "Game | None" = None) -> Policy:
+def make_policy(name: str | Policy, seed: int, side_name: str, game: SearchedGame | None = None) -> Policy:
     """The policy called ``name``, or ``name`` itself when a caller brings its own (a human).
     A searching player is attached to ``game``, whose rules it forks."""
     if isinstance(name, Policy):

@@ -15,18 +15,41 @@ nothing replayed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import Any, Callable, Protocol
 
 from hexlore.compiler.memo_plan import effect_token
-from hexlore.runtime.engine.bounds import RuleError
+from hexlore.runtime.engine.compiled.program import CompiledRules
 from hexlore.runtime.engine.compiled.support import spend_list
-from hexlore.runtime.engine.requests import CALL, RETURN, Roll
+from hexlore.runtime.engine.context import Context
+from hexlore.runtime.engine.core.bounds import Budget, RuleError
+from hexlore.runtime.engine.core.memo import Memo
+from hexlore.runtime.engine.core.requests import CALL, RETURN, Choice, Roll
+from hexlore.runtime.engine.event_log import EventLog
 
-if TYPE_CHECKING:
-    from hexlore.runtime.engine.game import Game
+
+class DrivenGame(Protocol):
+    """What the driver reads of the game whose resumable rules it runs
+    (:class:`~hexlore.runtime.engine.game.Game`): a view rather than ``Game`` itself, since
+    game.py drives its rules with this module and a module needing game.py back, even for its
+    type only, is an import cycle (tests/test_import_cycles.py)."""
+
+    context: Context
+    compiled: CompiledRules
+    memo: Memo
+    events: EventLog
+    budget: Budget
+    builtins: dict[str, Callable]
+    round_watchers: list
+    forget_round: Callable[[], None]
+
+    def answer(self, request: Roll | Choice) -> Any: ...
+
+    def run_block(self, name: str) -> None: ...
+
+    def call_procedure(self, name: str, args: list) -> Any: ...
 
 
-def roll(game: "Game", request: Roll) -> list:
+def roll(game: DrivenGame, request: Roll) -> list:
     """The roll's faces from the game's roller, exactly as the direct rules roll (checks, the
     log entry, the budget)."""
     forget = game.memo.forgetter(effect_token("roll"))
@@ -43,7 +66,7 @@ def roll(game: "Game", request: Roll) -> list:
     return spend_list(faces, request.origin, game.budget)
 
 
-def drive(game: "Game", x=None, ask: Callable | None = None):
+def drive(game: DrivenGame, x=None, ask: Callable | None = None):
     """Run the frames on the game's stack, resuming the top one with ``x``.
 
     Each request goes to ``ask(request)``, which answers it or returns the request itself to
@@ -116,7 +139,7 @@ def _run_block(game, name: str) -> bool:
     return False
 
 
-def start_call(game: "Game", procedure: str, args: list) -> bool:
+def start_call(game: DrivenGame, procedure: str, args: list) -> bool:
     """Put the frame of a call of ``procedure`` on the stack (True), or call it at once when it
     cannot stop (False; its result in ``game.context.result``)."""
     machine = game.compiled.resumable.get(("procedure", procedure))

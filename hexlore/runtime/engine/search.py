@@ -46,18 +46,44 @@ from __future__ import annotations
 import math
 import random
 import time
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, cast
+from typing import Any, Callable, Protocol, cast
 
+from hexlore.compiler.model import RuleSet
 from hexlore.compiler.usage import EVALUATION_RULE
-from hexlore.runtime.engine.bounds import GameOver, RuleError
-from hexlore.runtime.engine.dice import Roller
+from hexlore.runtime.engine.core.bounds import GameOver, RuleError
+from hexlore.runtime.engine.core.requests import Choice, Roll
+from hexlore.runtime.engine.core.state import GameState
+from hexlore.runtime.engine.dice import DiceSource, Roller
 from hexlore.runtime.engine.policies import Decision, Policy
-from hexlore.runtime.engine.requests import Choice, Roll
-from hexlore.runtime.engine.resume import drive, roll
+from hexlore.runtime.engine.resume import DrivenGame, drive, roll
 
-if TYPE_CHECKING:
-    from hexlore.runtime.engine.game import Exploration, Game
+
+class Future(Protocol):
+    """Futures played from one point of a game (game.py's ``Exploration``)."""
+
+    def again(self) -> None: ...
+
+    def on_turn(self, watch: Callable) -> None: ...
+
+
+class SearchedGame(DrivenGame, Protocol):
+    """What a search reads of the game it forks (:class:`~hexlore.runtime.engine.game.Game`),
+    besides what the driver reads: a view rather than ``Game`` itself, since game.py seats
+    the searching players and a module needing game.py back, even for its type only, is an
+    import cycle (tests/test_import_cycles.py)."""
+
+    rules: RuleSet
+    state: GameState
+    roller: DiceSource
+    asked: int
+
+    def exploring(self, dice: DiceSource, shuffler: random.Random) -> AbstractContextManager[Future]: ...
+
+    def deal_again(self, rng: random.Random) -> None: ...
+
+    def call_function(self, name: str, args: list) -> Any: ...
 
 
 DEFAULT_SIMULATIONS = 200
@@ -152,10 +178,10 @@ class SearchPolicy(Policy):
         self.exploration = exploration
         self.greed = greed
         self.preferred = preferred
-        self.game: "Game | None" = None
+        self.game: SearchedGame | None = None
         self.cost = SearchCost()
 
-    def attach(self, game: "Game") -> None:
+    def attach(self, game: SearchedGame) -> None:
         self.game = game
 
     def choose(self, decision: Decision) -> int:
@@ -184,7 +210,7 @@ class SearchPolicy(Policy):
 class _Search:
     """One search from one decision; leaves the game exactly as it found it."""
 
-    def __init__(self, game: "Game", decision: Decision, rng: random.Random, player: SearchPolicy,
+    def __init__(self, game: SearchedGame, decision: Decision, rng: random.Random, player: SearchPolicy,
                  kept: tuple | None = None):
         """``kept``: the node the previous search's choice led to, with the leads and spreads its
         rewards were measured against (the next decision asked was this one: the tree goes on,
@@ -227,7 +253,7 @@ class _Search:
         return self._best(labels)
 
     # ------------------------------------------------------------ one future
-    def _simulate(self, root_labels: list, future: Exploration) -> None:
+    def _simulate(self, root_labels: list, future: Future) -> None:
         game = self.game
         path: list[tuple[_Node, _Edge, str]] = []
         decision = self.decision
@@ -371,7 +397,7 @@ def _leads(scores: dict[str, float], sides: list[str]) -> dict[str, float]:
     return {s: scores[s] - max((scores[o] for o in sides if o != s), default=scores[s]) for s in sides}
 
 
-def standing(game: "Game", declared: bool | None = None) -> dict[str, float]:
+def standing(game: SearchedGame, declared: bool | None = None) -> dict[str, float]:
     """How well each side stands now: the packs' ``evaluate(s)`` when they declare it, else the
     units each side has alive (on the board or not). ``declared``: whether they do, if known."""
     if declared is None:

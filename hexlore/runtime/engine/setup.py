@@ -10,19 +10,29 @@ to convert values of their own files.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from hexlore.compiler import ir
 from hexlore.compiler.builtins import ENUMS as BUILTIN_ENUMS, enum_value
 from hexlore.compiler.model import DefinitionSpec, RuleSet
 from hexlore.compiler.types import Type
 from hexlore.diagnostics import codes, Span, did_you_mean, error
-from hexlore.runtime.engine.cast import Cast, add_campaign_units
-from hexlore.runtime.engine.state import GameState, Side, Unit
+from hexlore.runtime.engine.cast import Cast, SettingUp, add_campaign_units
+from hexlore.runtime.engine.core.state import GameState, Side, Unit
 from hexlore.runtime.scenarios.model import unknown_side_message
 
-if TYPE_CHECKING:
-    from hexlore.runtime.engine.game import Game
+
+class SetUpTarget(SettingUp, Protocol):
+    """What :func:`set_up` fills: a :class:`~hexlore.runtime.engine.game.Game` or a
+    :class:`CheckedSetUp`. A view rather than ``Game`` itself, since game.py sets itself up
+    with this module and a module needing game.py back, even for its type only, is an import
+    cycle (tests/test_import_cycles.py)."""
+
+    scenario: Any
+    tables: dict
+    options: dict
+
+    def const(self, node: ir.X) -> Any: ...
 
 
 class ScenarioValues:
@@ -210,7 +220,7 @@ def check_set_up(rules: RuleSet, scenario, cast: Cast | None = None) -> CheckedS
     return checked
 
 
-def set_up(game: "Game | CheckedSetUp", problems: list) -> None:
+def set_up(game: SetUpTarget, problems: list) -> None:
     """Fill the game's tables, options and state from its rules and scenario; every problem of
     the scenario against the packs goes to ``problems``. Part of building the game (called by
     ``Game.__init__`` and :func:`check_set_up` only): it fills the game's own dicts and state."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from hexlore.runtime.engine.game import Game
 from hexlore.runtime.engine.policies import Script
-from hexlore.runtime.engine.state import GameState, Side
+from hexlore.runtime.engine.core.state import GameState, Side
 
 
 def copy_value(value):

@@ -23,10 +23,9 @@ import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
-from jsonschema import Draft202012Validator
 
 from hexlore.dsl.limits import MAX_INT
 from hexlore.dsl.output_files import write_atomically
@@ -34,6 +33,10 @@ from hexlore.diagnostics import Diagnostic, Source, Span, codes, error
 from hexlore.runtime.scenarios.located_yaml import (JsonPath, SchemaReporter, SpanIndexer, bad_paths,
                            cached_schema, compose, construct, nearest_span, node_span, read_input, sorted_diagnostics,
                            syntax_error)
+from hexlore.runtime.scenarios.quick_schema import QuickCheck, quick_check
+
+if TYPE_CHECKING:  # jsonschema is imported when a file fails the quick check (quick_schema.py)
+    from jsonschema import Draft202012Validator
 
 
 __all__ = ["Adventure", "Campaign", "Sheet", "SheetUnit", "dump_sheet", "file_kind", "load_campaign",
@@ -145,7 +148,14 @@ def file_kind(text: str) -> str:
 
 @lru_cache(maxsize=2)
 def _validator(name: str) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(json.loads(cached_schema(name)))
+
+
+@lru_cache(maxsize=2)
+def _quick(name: str) -> QuickCheck | None:
+    return quick_check(json.loads(cached_schema(name)))
 
 
 def _read(path: str | Path, what: str) -> tuple[str | None, list[Diagnostic]]:
@@ -170,7 +180,8 @@ def _parse(text: str, path: str, what: str, key: str, schema: str):
         return None, None, [syntax_error(exc, path)], frozenset()
     diags = list(idx.diagnostics)
     reporter = SchemaReporter(path, idx, data, json.loads(cached_schema(schema)), what)
-    errors = list(_validator(schema).iter_errors(data))
+    quick = _quick(schema)
+    errors = [] if quick is not None and quick(data) else list(_validator(schema).iter_errors(data))
     for err in errors:
         diags += reporter.report(err)
     return data, idx, diags, bad_paths(errors) | idx.refused

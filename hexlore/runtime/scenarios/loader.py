@@ -24,9 +24,9 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
-from jsonschema import Draft202012Validator, ValidationError
 
 from hexlore.diagnostics import Diagnostic, Source, Span, codes, error
 from hexlore.runtime.scenarios.located_yaml import (SchemaReporter, SpanIndexer, bad_paths,
@@ -34,6 +34,10 @@ from hexlore.runtime.scenarios.located_yaml import (SchemaReporter, SpanIndexer,
                                           syntax_error)
 from hexlore.runtime.scenarios.builder import ScenarioBuilder
 from hexlore.runtime.scenarios.model import Action, NameSet, Scenario, ScenarioTest, SideSpec, UnitPlacement
+from hexlore.runtime.scenarios.quick_schema import QuickCheck, quick_check
+
+if TYPE_CHECKING:  # jsonschema is imported when a file fails the quick check (quick_schema.py)
+    from jsonschema import Draft202012Validator, ValidationError
 
 __all__ = [
     "Action",
@@ -61,15 +65,30 @@ def _schema() -> dict:
 
 @lru_cache(maxsize=1)
 def _validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(_schema())
+
+
+@lru_cache(maxsize=1)
+def _quick() -> QuickCheck | None:
+    return quick_check(_schema())
+
+
+def _full_errors(data) -> list[ValidationError]:
+    """jsonschema's errors of ``data``, asked only when the quick check cannot vouch for it."""
+    quick = _quick()
+    if quick is not None and quick(data):
+        return []
+    return list(_validator().iter_errors(data))
 
 
 def _schema_errors(data) -> list[ValidationError]:
     """Schema errors of ``data``; a top-level list longer than its ``maxItems`` is reported
     without validating each of its items (20,000 units would cost seconds for one error)."""
     if not isinstance(data, dict):
-        return list(_validator().iter_errors(data))
-    schema = _validator().schema  # the bundled schema: a mapping (jsonschema's type allows a bool)
+        return _full_errors(data)
+    schema = _schema()  # the validator's own (jsonschema's type allows a bool; the bundled one is a mapping)
     properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
     checked, too_long = data, []
     for key, schema in properties.items():
@@ -79,10 +98,17 @@ def _schema_errors(data) -> list[ValidationError]:
         if checked is data:
             checked = dict(data)
         checked[key] = value[:schema.get("minItems", 0)]
-        too_long.append(ValidationError(f"{key!r} has {len(value):,} items; at most {limit:,} are allowed",
-                                        validator="maxItems", validator_value=limit, instance=value,
-                                        schema=schema, path=[key], schema_path=["properties", key, "maxItems"]))
-    return too_long + list(_validator().iter_errors(checked))
+        too_long.append(_too_long(key, value, limit, schema))
+    return too_long + _full_errors(checked)
+
+
+def _too_long(key: str, value: list, limit: int, schema: dict) -> ValidationError:
+    """The error of a top-level list past its ``maxItems``, as jsonschema would word it."""
+    from jsonschema import ValidationError  # imported on demand: a valid file never needs jsonschema
+
+    return ValidationError(f"{key!r} has {len(value):,} items; at most {limit:,} are allowed",
+                           validator="maxItems", validator_value=limit, instance=value,
+                           schema=schema, path=[key], schema_path=["properties", key, "maxItems"])
 
 
 def load_scenario(path: str | Path, partial: bool = False) -> tuple[Scenario | None, list[Diagnostic]]:

@@ -12,15 +12,12 @@ a game's rules: the packs combine them into rules.
 from __future__ import annotations
 
 from types import ModuleType
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from hexlore.compiler.builtins import BUILTINS
 from hexlore.runtime.engine.builtins import geometry, lists, moves, units
-from hexlore.runtime.engine.builtins.kit import make_kit
+from hexlore.runtime.engine.builtins.kit import BuiltinsGame, make_kit
 from hexlore.runtime.engine.builtins.moves import units_next_to_of
-
-if TYPE_CHECKING:
-    from hexlore.runtime.engine.game import Game
 
 __all__ = ["FAMILY_MODULES", "make_builtins", "units_next_to_of"]
 
@@ -33,7 +30,7 @@ class MissingBuiltin(LookupError):
     """A record with no implementation or the reverse: hexlore itself is broken, not a pack."""
 
 
-def make_builtins(game: "Game") -> dict[str, Callable]:
+def make_builtins(game: BuiltinsGame) -> dict[str, Callable]:
     """Built-in name -> its implementation for ``game``, for every record (made at every new
     game: kept to one pass over the families)."""
     kit = make_kit(game)

@@ -10,23 +10,50 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+import random
+from typing import Any, Callable, Protocol
 
 from hexlore.compiler import ir
-from hexlore.compiler.model import FaceSpec
-from hexlore.runtime.engine.bounds import RuleError
-from hexlore.runtime.engine.state import Unit
+from hexlore.compiler.model import FaceSpec, RuleSet
+from hexlore.runtime.engine.core.bounds import RuleError
+from hexlore.runtime.engine.core.memo import Memo
+from hexlore.runtime.engine.core.state import GameState, Unit
 from hexlore.runtime.geometry import grid, movement
 
-if TYPE_CHECKING:
-    from hexlore.runtime.engine.game import Game
+
+class BuiltinsGame(Protocol):
+    """What the built-ins read of their game (:class:`~hexlore.runtime.engine.game.Game`), by
+    ``make_kit`` and, through ``Kit.game``, by the families. A view rather than ``Game``
+    itself: game.py makes the built-ins, and a module that needs game.py's ``Game`` back, even
+    for its type only, is an import cycle (tests/test_import_cycles.py). The game's parts that
+    live above this package (its event log, context, compiled rules) are typed loosely here."""
+
+    rules: RuleSet
+    state: GameState
+    memo: Memo
+    shuffled: dict[int, list]
+    turn_watchers: list
+    events: Any  # event_log.EventLog (in runtime/engine, above the built-ins)
+    context: Any  # context.Context (idem)
+    compiled: Any  # compiled.program.CompiledRules
+
+    @property
+    def policy_rng(self) -> random.Random: ...
+
+    def function_arity(self, name: str) -> int: ...
+
+    def search_caller(self, name: str) -> Any: ...
+
+    def search_caller2(self, name: str) -> Any: ...
+
+    def roll(self, count: int, die: Any, origin: ir.Origin | None = None) -> list: ...
 
 
 @dataclass(slots=True)  # not frozen: made at every new game, and a frozen one is slower to make
 class Kit:
     """One game's share of the built-ins: the game (held weakly), its state and helpers."""
 
-    game: Any  # a weakref.proxy of the Game: a dropped game is freed at once, not by the cyclic collector
+    game: BuiltinsGame  # a weakref.proxy of the Game: a dropped game is freed at once, not by the cyclic collector
     state: Any
     memo: Any
     board: Any
@@ -59,7 +86,7 @@ def _checks() -> tuple[Callable, Callable, Callable]:
     return num, need_unit, need_hex
 
 
-def make_kit(real: "Game") -> Kit:
+def make_kit(real: BuiltinsGame) -> Kit:
     """The shared part of ``real``'s built-ins."""
     state = real.state
     # the game holds its built-ins: they hold it weakly, so that a dropped game is freed at

@@ -10,9 +10,9 @@ from collections import Counter
 from typing import Callable
 
 from hexlore.compiler.builtins import LISTS_FAMILY
-from hexlore.runtime.engine.bounds import MAX_LIST_ITEMS, RuleError, bounded_list
+from hexlore.runtime.engine.core.bounds import MAX_LIST_ITEMS, RuleError, bounded_list
 from hexlore.runtime.engine.builtins.kit import Kit
-from hexlore.runtime.engine.state import label
+from hexlore.runtime.engine.core.state import label
 
 FAMILY = LISTS_FAMILY
 

@@ -4,7 +4,7 @@ Their records are in :mod:`hexlore.compiler.builtins`; this module implements ea
 record's name, over the searches of :mod:`hexlore.runtime.geometry.movement`. A search asks
 the pack's functions (a step cost, what stops a move, who may be crossed) about every hex it
 reaches, so their answers are kept by hex number across searches while what they read is
-unchanged (memo tables, :mod:`hexlore.runtime.engine.memo`).
+unchanged (memo tables, :mod:`hexlore.runtime.engine.core.memo`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from hexlore.compiler.builtins import MOVEMENT
 from hexlore.compiler.memo_plan import POSITIONS, positions_at_own_hex
 from hexlore.compiler.model import Symbol
 from hexlore.compiler.usage import SHARING_RULE
-from hexlore.runtime.engine.bounds import RuleError
+from hexlore.runtime.engine.core.bounds import RuleError
 from hexlore.runtime.engine.builtins.kit import Kit
 from hexlore.runtime.geometry import movement
 
@@ -306,7 +306,7 @@ def _searches(kit: Kit, occupancy: Callable, per_hex: Callable, hex_cost: Callab
     def move_search(unit, budget, cost, obstacle, stops, passes, controls, zoc):
         """The routes of a unit's move; move_options, move_path and move_spent with the same
         arguments and nothing moved or changed in between (what the functions read) share one
-        search while the rules run (hexlore/runtime/engine/memo.py)."""
+        search while the rules run (hexlore/runtime/engine/core/memo.py)."""
         if not memo.on:
             return search_routes(unit, budget, cost, obstacle, stops, passes, controls, zoc)
         key = (unit, budget, cost, obstacle, stops, passes, controls, zoc)

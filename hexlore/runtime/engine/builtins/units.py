@@ -10,9 +10,9 @@ from typing import Callable
 
 from hexlore.compiler.builtins import UNITS
 from hexlore.compiler.model import DefinitionSpec
-from hexlore.runtime.engine.bounds import GameOver, PreconditionFailed, RuleError
+from hexlore.runtime.engine.core.bounds import GameOver, PreconditionFailed, RuleError
 from hexlore.runtime.engine.builtins.kit import Kit
-from hexlore.runtime.engine.state import Side
+from hexlore.runtime.engine.core.state import Side
 from hexlore.runtime.geometry import grid
 
 FAMILY = UNITS

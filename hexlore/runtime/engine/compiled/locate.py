@@ -14,7 +14,7 @@ from types import TracebackType
 from typing import Any, Protocol
 
 from hexlore.compiler import ir
-from hexlore.runtime.engine.bounds import RuleError
+from hexlore.runtime.engine.core.bounds import RuleError
 
 class LineTable(Protocol):
     """What a generated module's file name leads to: its IR nodes by line (line - 1 -> node)."""

@@ -19,7 +19,7 @@ from hexlore.compiler.backend.program import GeneratedCode, generated
 from hexlore.compiler.model import RuleSet
 from hexlore.runtime.engine.compiled.locate import LINE_TABLES
 from hexlore.runtime.engine.compiled.support import HELPERS
-from hexlore.runtime.engine.memo import MISS, NUMBERS, KeptList
+from hexlore.runtime.engine.core.memo import MISS, NUMBERS, KeptList
 
 #: every name the generated code may read besides its own functions and constants
 RUNTIME_NAMES: dict[str, object] = {

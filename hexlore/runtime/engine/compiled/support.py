@@ -15,11 +15,11 @@ from functools import partial
 from hexlore.compiler import ir
 from hexlore.compiler.model import DefinitionSpec, FaceSpec, Symbol
 from hexlore.dsl.limits import MAX_INT
-from hexlore.runtime.engine.bounds import (MAX_LIST_ITEMS, Budget, RuleError, as_number, bounded_list,
+from hexlore.runtime.engine.core.bounds import (MAX_LIST_ITEMS, Budget, RuleError, as_number, bounded_list,
                                            out_of_range, precondition_failed)
-from hexlore.runtime.engine.face_classes import Observed, aggregate
-from hexlore.runtime.engine.requests import CALL, RETURN, Choice, Roll
-from hexlore.runtime.engine.state import MISSING, EventRecord, Side, Unit
+from hexlore.runtime.engine.core.face_classes import Observed, aggregate
+from hexlore.runtime.engine.core.requests import CALL, RETURN, Choice, Roll
+from hexlore.runtime.engine.core.state import MISSING, EventRecord, Side, Unit
 from hexlore.runtime.geometry.grid import Hex
 
 MAX_REPEAT = 10_000

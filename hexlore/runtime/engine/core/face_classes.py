@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hexlore.runtime.engine.bounds import as_number
+from hexlore.runtime.engine.core.bounds import as_number
 
 _UNBOUND = object()
 
