@@ -14,13 +14,12 @@ tests/test_diagnostic_codes.py regenerates the page and fails if the committed f
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from pathlib import Path
 
 from .diagnostics.codes import CODES, Code
-from .dsl.output_files import OutputError, write_atomically
+from .dsl import generated_files
 
 ROOT = Path(__file__).resolve().parents[1]
 DIAGNOSTICS = Path("docs") / "diagnostics.md"
@@ -109,28 +108,13 @@ def _check_known(text: str) -> str:
 
 
 def stale(root: Path = ROOT) -> list[Path]:
-    """The generated files whose committed text differs from what the registry gives."""
-    return [path for path, text in regenerated(root).items()
-            if (root / path).read_text(encoding="utf-8") != text]
+    """The generated files whose committed text differs from what the registry give."""
+    return generated_files.stale(regenerated(root), root)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hexlore.diagnostic_docs", description=__doc__.split("\n")[0])
-    parser.add_argument("--write", action="store_true", help="rewrite the generated parts of the page")
-    parser.add_argument("--check", action="store_true", help="exit 1 if a generated part is out of date")
-    args = parser.parse_args(argv)
-    try:
-        if args.write:
-            for path, text in regenerated().items():
-                write_atomically(ROOT / path, text)
-            return 0
-        out_of_date = stale()
-    except (OSError, OutputError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    for path in out_of_date:
-        print(f"{path}: out of date; run python -m hexlore.diagnostic_docs --write", file=sys.stderr)
-    return 1 if out_of_date and args.check else 0
+    return generated_files.main("python -m hexlore.diagnostic_docs", (__doc__ or "").split("\n")[0], argv,
+                                lambda: regenerated(), lambda: stale(), ROOT)
 
 
 if __name__ == "__main__":

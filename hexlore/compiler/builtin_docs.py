@@ -12,13 +12,12 @@ regenerates both and fails if the committed files differ::
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
 from pathlib import Path
 
-from ..dsl.output_files import OutputError, write_atomically
+from ..dsl import generated_files
 from .builtins import BUILTINS, Builtin
 from .model import Symbol
 from .types import Type
@@ -107,27 +106,12 @@ def regenerated(root: Path = ROOT) -> dict[Path, str]:
 
 def stale(root: Path = ROOT) -> list[Path]:
     """The generated files whose committed text differs from what the records give."""
-    return [path for path, text in regenerated(root).items()
-            if (root / path).read_text(encoding="utf-8") != text]
+    return generated_files.stale(regenerated(root), root)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hexlore.compiler.builtin_docs", description=__doc__.split("\n")[0])
-    parser.add_argument("--write", action="store_true", help="rewrite the generated parts of the files")
-    parser.add_argument("--check", action="store_true", help="exit 1 if a generated part is out of date")
-    args = parser.parse_args(argv)
-    try:
-        if args.write:
-            for path, text in regenerated().items():
-                write_atomically(ROOT / path, text)
-            return 0
-        out_of_date = stale()
-    except (OSError, OutputError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    for path in out_of_date:
-        print(f"{path}: out of date; run python -m hexlore.compiler.builtin_docs --write", file=sys.stderr)
-    return 1 if out_of_date and args.check else 0
+    return generated_files.main("python -m hexlore.compiler.builtin_docs", (__doc__ or "").split("\n")[0], argv,
+                                lambda: regenerated(), lambda: stale(), ROOT)
 
 
 if __name__ == "__main__":
