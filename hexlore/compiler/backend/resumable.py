@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from typing import Any
 from hexlore.compiler import ir
 from hexlore.compiler.builtins import named
 from hexlore.compiler.model import RuleSet, Timing, TriggerSpec
@@ -199,8 +200,8 @@ class Machine:
         return node
 
     def _flatten_children(self, node):
-        fields = {}
-        parts = []  # (field, index in tuple or None, pair name or None, child)
+        fields: dict[str, Any] = {}  # a child, or the items of a tuple field
+        parts: list[tuple[str, int | None, str | None, ir.X]] = []  # (field, index in tuple, pair name, child)
         for f in dataclasses.fields(node):
             value = getattr(node, f.name)
             if isinstance(value, ir.X):

@@ -15,7 +15,7 @@ A module of its own so that the searches' module stays readable (and under 800 l
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,7 +105,7 @@ class _Forced:
         if key in self.busy:
             return []
         self.busy.add(key)
-        groups: dict[Hashable, list[tuple[Hex, int]]] = {}
+        groups: dict[Any, list[tuple[Hex, int]]] = {}  # keyed by rank: comparable (Rank)
         if remaining > 0:
             for nxt in self.board.neighbours(here):
                 r = self.rank(here, nxt)

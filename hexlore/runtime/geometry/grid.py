@@ -326,9 +326,12 @@ class Board:
         """Offset row (0-based) -> the column indexes of its hexes, left to right (computed once)."""
         cached = self.__dict__.get("_rows")
         if cached is None:
+            parity = self.parity
+            if parity is None:  # only offset boards have rows of columns (labels)
+                raise ValueError("parity must be 'odd' or 'even', got None")
             cached = {}
             for h in self.hexes:
-                cached.setdefault(h.r, []).append(axial_to_offset(h, self.parity)[0])
+                cached.setdefault(h.r, []).append(axial_to_offset(h, parity)[0])
             for cols in cached.values():
                 cols.sort()
             object.__setattr__(self, "_rows", cached)

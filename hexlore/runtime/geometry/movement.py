@@ -39,7 +39,7 @@ import heapq
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from hexlore.runtime.geometry.forced import (ForcedPath, Rank, away_rank, directional_rank, edge_rank,
                                               forced_ends, forced_options, forced_paths, on_rim, teleport_options)
@@ -283,10 +283,15 @@ def board_index(board: Board) -> BoardIndex:
 _last_index: tuple[Callable[[], "Board | None"], "BoardIndex | None"] = (lambda: None, None)
 
 
+def _never_asked(j: int) -> Any:
+    """Stands for a question no search asks: the answers it would fill are absent (None)."""
+    raise AssertionError(f"hex {j} asked of a search that has no answers to keep")
+
+
 def _index(board: Board) -> BoardIndex:
     global _last_index
     ref, found = _last_index
-    if ref() is board:
+    if ref() is board and found is not None:
         return found
     found = _INDEXES.get(board)
     if found is None:
@@ -378,13 +383,13 @@ def _search_fast(board: Board, start: Hex, budget: int, rules: MoveRules) -> dic
     use_zoc = zoc != ZOC_NONE and controlled is not None
     # answers by hex number: the caller's lists when it gives them, else lists of this search
     costs = rules.costs
-    known_cost, ask_cost = (costs.known, costs.ask) if costs is not None else (None, None)
+    known_cost, ask_cost = (costs.known, costs.ask) if costs is not None else (None, _never_asked)
     if rules.stop_answers is not None:
         stop_known, ask_stop = rules.stop_answers.known, rules.stop_answers.ask
     elif stops is not None:
         stop_known, ask_stop = [UNASKED] * len(hexes), lambda j: stops(hexes[j])
     else:
-        stop_known = ask_stop = None
+        stop_known, ask_stop = None, _never_asked
     ctl: dict[int, bool] = {}
     s0 = idx.number[start] * _KINDS + _GOES_ON
     # per state (3 * hex number + kind): lists, which index faster than dicts hash
@@ -401,6 +406,8 @@ def _search_fast(board: Board, start: Hex, budget: int, rules: MoveRules) -> dic
     unasked = UNASKED
     check_obstacle = obstacle is not None
     zoc_enter, zoc_forbid = zoc == ZOC_ENTER, zoc == ZOC_FORBID
+    # asked only behind check_obstacle and use_zoc, which say they are there
+    obstacle, controlled = cast(StepTest, obstacle), cast(HexTest, controlled)
     while heap:
         cost, s = pop(heap)
         if done[s]:
@@ -538,14 +545,14 @@ def _search_hexes(board: Board, start: Hex, budget: int, rules: MoveRules) -> di
     hexes, nbrs = idx.hexes, idx.neighbours
     enter_cost = rules.enter_cost
     costs = rules.costs
-    known_cost, ask_cost = (costs.known, costs.ask) if costs is not None else (None, None)
+    known_cost, ask_cost = (costs.known, costs.ask) if costs is not None else (None, _never_asked)
     if rules.stop_answers is not None:
         stop_known, ask_stop = rules.stop_answers.known, rules.stop_answers.ask
     elif rules.stops is not None:
         stops = rules.stops
         stop_known, ask_stop = [UNASKED] * len(hexes), lambda j: stops(hexes[j])
     else:
-        stop_known = ask_stop = None
+        stop_known, ask_stop = None, _never_asked
     s0 = idx.number[start]
     size = len(hexes)
     best: list[int | None] = [None] * size

@@ -394,11 +394,11 @@ _last_kept: tuple[Callable[[], "Board | None"], dict, dict, dict] = (lambda: Non
 def _kept(board: Board) -> tuple[dict, dict, dict]:
     """The straight paths, the ranges and the lines kept for ``board`` (see :data:`_KEPT`)."""
     global _last_kept
-    ref, *kept = _last_kept
+    ref, paths, ranges, lines = _last_kept
     if ref() is not board:
-        kept = _KEPT.get(board) or _KEPT.setdefault(board, ({}, {}, {}))
-        _last_kept = (weakref.ref(board), *kept)
-    return kept[0], kept[1], kept[2]
+        paths, ranges, lines = _KEPT.get(board) or _KEPT.setdefault(board, ({}, {}, {}))
+        _last_kept = (weakref.ref(board), paths, ranges, lines)
+    return paths, ranges, lines
 
 
 def _straight(board: Board, a: Hex, b: Hex) -> bool:

@@ -10,7 +10,7 @@ unchanged (memo tables, :mod:`hexlore.runtime.engine.core.memo`).
 from __future__ import annotations
 
 from functools import partial
-from typing import Callable
+from typing import Callable, cast
 
 from hexlore.compiler import ir
 from hexlore.compiler.builtins import MOVEMENT
@@ -103,7 +103,7 @@ def _occupancy(kit: Kit) -> Callable:
                 return True
             if passes_none:
                 return not others(h)
-            return all(passes_by(u, o) for o in others(h))
+            return all(cast(Callable, passes_by)(u, o) for o in others(h))  # passes is given
 
         def may_end(h):
             return not occupants.get(h) or not others(h)  # most hexes: nobody there (no call)

@@ -16,7 +16,7 @@ Python changing the state between two calls is never answered from a stale memo.
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Callable
+from typing import Callable, cast
 
 from hexlore.compiler.memo_plan import ANY, DEFINITION_LISTS, LISTS, POSITIONS, Several, Token, memo_plan
 from hexlore.compiler.model import RuleSet
@@ -221,8 +221,9 @@ class Memo:
         :data:`DEFINITION_LISTS` when the list is one a definition holds (``definition_lists``:
         their ids, kept while the definitions live), which a list put in a field or an event
         may still be."""
-        forget_lists = self.forgetter(LISTS)
-        forget_definitions = self.forgetter(DEFINITION_LISTS)
+        # tokens, never None: each has a forgetter
+        forget_lists = cast(Callable[[], None], self.forgetter(LISTS))
+        forget_definitions = cast(Callable[[], None], self.forgetter(DEFINITION_LISTS))
 
         def changing(items, *args):
             forget_lists()
