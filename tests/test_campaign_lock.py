@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from hexlore import campaign as campaign_module
+from hexlore.runtime.engine.game import Game
 from hexlore.runtime.scenarios.campaign_files import load_sheet
 
 from bounded import ROOT, run_bounded
@@ -66,7 +67,7 @@ def test_two_runs_at_once_record_each_adventure_once(campaign):
 
 def test_a_sheet_changed_during_the_game_is_not_overwritten(campaign, monkeypatch):
     sheet_path = campaign.with_name("duellists.sheet.yaml")
-    play = campaign_module.Game.play
+    play = Game.play
 
     def play_while_someone_edits(game, *args, **kwargs):
         result = play(game, *args, **kwargs)
@@ -74,7 +75,7 @@ def test_a_sheet_changed_during_the_game_is_not_overwritten(campaign, monkeypatc
         sheet_path.write_text(text.replace("history: []", "revision: 1\nhistory: []"), encoding="utf-8")
         return result
 
-    monkeypatch.setattr(campaign_module.Game, "play", play_while_someone_edits)
+    monkeypatch.setattr(Game, "play", play_while_someone_edits)
     results, diagnostics, _ = campaign_module.play_campaign(campaign)
     assert results == [] and [d.code for d in diagnostics] == ["S018"]
     assert diagnostics[0].message == _documented("S018")
