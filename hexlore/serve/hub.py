@@ -212,9 +212,7 @@ class Hub:
         if lock.locked():
             raise protocol.Refused("the game is busy (a player is thinking): wait for the next decision")
         async with lock:
-            pending = session.pending
-            protocol.check_answer(message, session.seq, session.person_to_answer(), watcher.seat.sides,
-                                  len(pending.options) if pending is not None else 0, False)
+            _check_against_pending(session, watcher, message)
             seq = session.seq
             step = await anyio.to_thread.run_sync(engine, session.answer, message.option)
             self._save(game_id, seq, step)
@@ -229,9 +227,7 @@ class Hub:
         if lock.locked():
             raise protocol.Refused("the game is busy (a player is thinking): ask again at your decision")
         async with lock:
-            pending = session.pending
-            protocol.check_answer(message, session.seq, session.person_to_answer(), watcher.seat.sides,
-                                  len(pending.options) if pending is not None else 0, False)
+            _check_against_pending(session, watcher, message)
             seq = session.seq
             table = await anyio.to_thread.run_sync(engine, session.odds, message.option)
         await watcher.socket.send_text(protocol.odds(seq, table))
@@ -314,3 +310,11 @@ class Hub:
                 await self.send(game_id, watcher)
             except Exception:  # a page gone mid-send: it is dropped, the game goes on
                 self.leave(game_id, watcher)
+
+
+def _check_against_pending(session: GameSession, watcher: Watcher, message) -> None:
+    """An answer or an odds question names the decision pending now, of a side this seat plays,
+    and an option in range (protocol.Refused otherwise)."""
+    pending = session.pending
+    protocol.check_answer(message, session.seq, session.person_to_answer(), watcher.seat.sides,
+                          len(pending.options) if pending is not None else 0, False)
